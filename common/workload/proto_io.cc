@@ -1,0 +1,110 @@
+#include "common/workload/proto_io.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
+#include "common/workload/workload_check.h"
+#include "google/protobuf/util/json_util.h"
+
+namespace mmapzero {
+namespace {
+
+bool LooksLikeJson(const std::string& bytes) {
+  for (char c : bytes) {
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    return c == '{';
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::Status ReadProtoFile(const std::string& path,
+                           google::protobuf::Message* message) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string bytes = buffer.str();
+  if (bytes.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": file is empty"));
+  }
+  if (absl::EndsWith(path, ".json") || LooksLikeJson(bytes)) {
+    google::protobuf::util::JsonParseOptions options;
+    options.ignore_unknown_fields = false;
+    const auto status =
+        google::protobuf::util::JsonStringToMessage(bytes, message, options);
+    if (!status.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": invalid ", message->GetTypeName(),
+                       " JSON: ", status.message().ToString()));
+    }
+    return absl::OkStatus();
+  }
+  if (!message->ParseFromString(bytes)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": not a valid binary ", message->GetTypeName(),
+        " (use a .json name for JSON)"));
+  }
+  return absl::OkStatus();
+}
+
+std::string ToJson(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.preserve_proto_field_names = true;
+  std::string json;
+  (void)google::protobuf::util::MessageToJsonString(message, &json, options);
+  return json;
+}
+
+absl::Status WriteProtoFile(const std::string& path,
+                            const google::protobuf::Message& message) {
+  std::string bytes;
+  if (absl::EndsWith(path, ".json")) {
+    bytes = ToJson(message);
+  } else if (!message.SerializeToString(&bytes)) {
+    return absl::InternalError(absl::StrCat(path, ": cannot serialise ",
+                                            message.GetTypeName()));
+  }
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      return absl::PermissionDeniedError(
+          absl::StrCat(path, ": cannot open for writing"));
+    }
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out.flush()) {
+      return absl::DataLossError(absl::StrCat(temp, ": write failed"));
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    return absl::PermissionDeniedError(
+        absl::StrCat(path, ": cannot rename ", temp, " into place"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Workload> ReadWorkload(const std::string& path) {
+  Workload workload;
+  RETURN_IF_ERROR(ReadProtoFile(path, &workload));
+  const absl::Status check = CheckWorkload(workload);
+  if (!check.ok()) {
+    return absl::Status(check.code(), absl::StrCat(path, ": ", check.message()));
+  }
+  return workload;
+}
+
+absl::StatusOr<Solution> ReadSolution(const std::string& path) {
+  Solution solution;
+  RETURN_IF_ERROR(ReadProtoFile(path, &solution));
+  return solution;
+}
+
+}  // namespace mmapzero

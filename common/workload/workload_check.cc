@@ -1,0 +1,239 @@
+#include "common/workload/workload_check.h"
+
+#include <cmath>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace mmapzero {
+namespace {
+
+absl::Status FieldError(const std::string& field, const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ", what));
+}
+
+std::string BufferField(int index, const char* name) {
+  return absl::StrCat("buffers[", index, "].", name);
+}
+
+bool HasLatencyModel(const Instruction& instruction) {
+  return instruction.latency_case() != Instruction::LATENCY_NOT_SET;
+}
+
+bool UsableBandwidth(double gbps) { return std::isfinite(gbps) && gbps > 0; }
+
+absl::Status CheckHardware(const Workload& workload) {
+  bool needs_roofline = false;
+  for (const Instruction& instruction : workload.instructions()) {
+    needs_roofline |= instruction.has_roofline();
+  }
+  const HardwareProfile& hw = workload.hardware();
+  if (needs_roofline) {
+    if (!UsableBandwidth(hw.slow_bandwidth_gbps())) {
+      return FieldError("hardware.slow_bandwidth_gbps",
+                        absl::StrCat("must be > 0 for roofline latencies, got ",
+                                     hw.slow_bandwidth_gbps()));
+    }
+    if (!UsableBandwidth(hw.fast_bandwidth_gbps())) {
+      return FieldError("hardware.fast_bandwidth_gbps",
+                        absl::StrCat("must be > 0 for roofline latencies, got ",
+                                     hw.fast_bandwidth_gbps()));
+    }
+  }
+  if (hw.peak_tflops() < 0 || !std::isfinite(hw.peak_tflops())) {
+    return FieldError("hardware.peak_tflops",
+                      absl::StrCat("must be >= 0, got ", hw.peak_tflops()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckInstruction(const Workload& workload, int t) {
+  const Instruction& instruction = workload.instructions(t);
+  const std::string field = absl::StrCat("instructions[", t, "]");
+  if (instruction.has_supply_us() &&
+      (!std::isfinite(instruction.supply_us()) || instruction.supply_us() < 0)) {
+    return FieldError(field + ".supply_us",
+                      absl::StrCat("must be >= 0, got ", instruction.supply_us()));
+  }
+  if (!HasLatencyModel(instruction) && !instruction.has_supply_us()) {
+    return FieldError(field + ".supply_us",
+                      "required when the instruction has no latency model "
+                      "(roofline or measured)");
+  }
+  if (instruction.has_roofline()) {
+    const RooflineLatency& roofline = instruction.roofline();
+    if (roofline.flops() < 0 || !std::isfinite(roofline.flops())) {
+      return FieldError(field + ".roofline.flops",
+                        absl::StrCat("must be >= 0, got ", roofline.flops()));
+    }
+    if (roofline.compute_us() < 0 || !std::isfinite(roofline.compute_us())) {
+      return FieldError(field + ".roofline.compute_us",
+                        absl::StrCat("must be >= 0, got ", roofline.compute_us()));
+    }
+    if (roofline.flops() > 0 && !(workload.hardware().peak_tflops() > 0)) {
+      return FieldError(field + ".roofline.flops",
+                        "needs hardware.peak_tflops > 0 to turn FLOPs into time");
+    }
+  }
+  if (instruction.has_measured()) {
+    const MeasuredLatency& measured = instruction.measured();
+    const int k = measured.buffer_ids_size();
+    if (k > 8) {
+      return FieldError(field + ".measured.buffer_ids",
+                        absl::StrCat("at most 8 buffers, got ", k));
+    }
+    if (measured.latency_us_size() != (1 << k)) {
+      return FieldError(field + ".measured.latency_us",
+                        absl::StrCat("needs 2^", k, " = ", 1 << k,
+                                     " entries for ", k, " buffers, got ",
+                                     measured.latency_us_size()));
+    }
+    for (int i = 0; i < measured.latency_us_size(); ++i) {
+      const double latency = measured.latency_us(i);
+      if (!std::isfinite(latency) || latency < 0) {
+        return FieldError(absl::StrCat(field, ".measured.latency_us[", i, "]"),
+                          absl::StrCat("must be >= 0, got ", latency));
+      }
+    }
+    for (int i = 0; i < k; ++i) {
+      const int id = measured.buffer_ids(i);
+      const std::string id_field =
+          absl::StrCat(field, ".measured.buffer_ids[", i, "]");
+      if (id < 0 || id >= workload.buffers_size()) {
+        return FieldError(id_field, absl::StrCat("no buffer with id ", id));
+      }
+      if (workload.buffers(id).target_time() != t) {
+        return FieldError(id_field,
+                          absl::StrCat("buffer ", id, " is used at time ",
+                                       workload.buffers(id).target_time(),
+                                       ", not by this instruction"));
+      }
+      for (int j = 0; j < i; ++j) {
+        if (measured.buffer_ids(j) == id) {
+          return FieldError(id_field, absl::StrCat("buffer ", id, " listed twice"));
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckBuffer(const Workload& workload, int i) {
+  const Buffer& buffer = workload.buffers(i);
+  const int num_steps = workload.instructions_size();
+  if (buffer.id() != i) {
+    return FieldError(BufferField(i, "id"),
+                      absl::StrCat("must equal the buffer's index ", i, ", got ",
+                                   buffer.id()));
+  }
+  if (buffer.size() <= 0) {
+    return FieldError(BufferField(i, "size"),
+                      absl::StrCat("must be > 0 bytes, got ", buffer.size()));
+  }
+  if (buffer.target_time() < 0 || buffer.target_time() >= num_steps) {
+    return FieldError(BufferField(i, "target_time"),
+                      absl::StrCat("must be in [0, ", num_steps - 1, "], got ",
+                                   buffer.target_time()));
+  }
+  if (buffer.tensor_id() < 0) {
+    return FieldError(BufferField(i, "tensor_id"),
+                      absl::StrCat("must be >= 0, got ", buffer.tensor_id()));
+  }
+  if (buffer.has_alias_id() && buffer.alias_id() < 0) {
+    return FieldError(BufferField(i, "alias_id"),
+                      absl::StrCat("must be >= 0 (or absent), got ",
+                                   buffer.alias_id()));
+  }
+  const LiveRange& live = buffer.live_range();
+  if (live.start() < 0 || live.end() >= num_steps || live.start() > live.end()) {
+    return FieldError(BufferField(i, "live_range"),
+                      absl::StrCat("must satisfy 0 <= start <= end <= ",
+                                   num_steps - 1, ", got [", live.start(), ", ",
+                                   live.end(), "]"));
+  }
+  if (buffer.target_time() < live.start() || buffer.target_time() > live.end()) {
+    return FieldError(BufferField(i, "target_time"),
+                      absl::StrCat(buffer.target_time(),
+                                   " lies outside live_range [", live.start(),
+                                   ", ", live.end(), "]"));
+  }
+  if (buffer.has_demand_us() &&
+      (!std::isfinite(buffer.demand_us()) || buffer.demand_us() < 0)) {
+    return FieldError(BufferField(i, "demand_us"),
+                      absl::StrCat("must be >= 0, got ", buffer.demand_us()));
+  }
+  if (!buffer.has_demand_us() &&
+      !UsableBandwidth(workload.hardware().copy_bandwidth_gbps())) {
+    return FieldError(BufferField(i, "demand_us"),
+                      "required when hardware.copy_bandwidth_gbps is not > 0");
+  }
+  if (buffer.has_benefit_us() &&
+      (!std::isfinite(buffer.benefit_us()) || buffer.benefit_us() < 0)) {
+    return FieldError(BufferField(i, "benefit_us"),
+                      absl::StrCat("must be >= 0, got ", buffer.benefit_us()));
+  }
+  const Instruction& user = workload.instructions(buffer.target_time());
+  if (!buffer.has_benefit_us() && !HasLatencyModel(user)) {
+    return FieldError(BufferField(i, "benefit_us"),
+                      absl::StrCat("required: instruction ", buffer.target_time(),
+                                   " has no latency model"));
+  }
+  if (!buffer.has_benefit_us() && user.has_measured()) {
+    bool listed = false;
+    for (int id : user.measured().buffer_ids()) listed |= id == i;
+    if (!listed) {
+      return FieldError(BufferField(i, "benefit_us"),
+                        absl::StrCat("required: buffer is not in instruction ",
+                                     buffer.target_time(), "'s measured table"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Alias-group members share one allocation, so they must have one size.
+absl::Status CheckAliasGroups(const Workload& workload) {
+  absl::flat_hash_map<int, int> first_member;
+  for (int i = 0; i < workload.buffers_size(); ++i) {
+    const Buffer& buffer = workload.buffers(i);
+    if (!buffer.has_alias_id()) continue;
+    auto [it, inserted] = first_member.emplace(buffer.alias_id(), i);
+    if (inserted) continue;
+    const Buffer& first = workload.buffers(it->second);
+    if (first.size() != buffer.size()) {
+      return FieldError(
+          BufferField(i, "size"),
+          absl::StrCat(buffer.size(), " differs from ", first.size(),
+                       " of buffers[", it->second, "] in the same alias group ",
+                       buffer.alias_id()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckWorkload(const Workload& workload) {
+  if (workload.memory_size() <= 0) {
+    return FieldError("memory_size", absl::StrCat("must be > 0 bytes, got ",
+                                                  workload.memory_size()));
+  }
+  if (workload.alignment() < 0) {
+    return FieldError("alignment",
+                      absl::StrCat("must be >= 0, got ", workload.alignment()));
+  }
+  if (workload.instructions_size() == 0) {
+    return FieldError("instructions", "a workload needs at least one instruction");
+  }
+  if (auto status = CheckHardware(workload); !status.ok()) return status;
+  for (int t = 0; t < workload.instructions_size(); ++t) {
+    if (auto status = CheckInstruction(workload, t); !status.ok()) return status;
+  }
+  for (int i = 0; i < workload.buffers_size(); ++i) {
+    if (auto status = CheckBuffer(workload, i); !status.ok()) return status;
+  }
+  return CheckAliasGroups(workload);
+}
+
+}  // namespace mmapzero

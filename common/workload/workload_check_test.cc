@@ -1,0 +1,107 @@
+#include "common/workload/workload_check.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace mmapzero {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Two instructions, static features only: the smallest valid workload.
+Workload TwoStepWorkload() {
+  Workload workload;
+  workload.set_memory_size(1024);
+  for (int t = 0; t < 2; ++t) workload.add_instructions()->set_supply_us(1.0);
+  Buffer* buffer = workload.add_buffers();
+  buffer->set_id(0);
+  buffer->set_size(64);
+  buffer->set_target_time(1);
+  buffer->set_tensor_id(0);
+  buffer->mutable_live_range()->set_start(0);
+  buffer->mutable_live_range()->set_end(1);
+  buffer->set_demand_us(0.5);
+  buffer->set_benefit_us(2.0);
+  return workload;
+}
+
+TEST(WorkloadCheckTest, AcceptsStaticOnlyWorkload) {
+  EXPECT_TRUE(CheckWorkload(TwoStepWorkload()).ok());
+}
+
+TEST(WorkloadCheckTest, RejectsNonPositiveSizeNamingFieldAndValue) {
+  Workload workload = TwoStepWorkload();
+  workload.mutable_buffers(0)->set_size(-5);
+  const absl::Status status = CheckWorkload(workload);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("buffers[0].size"));
+  EXPECT_THAT(status.message(), HasSubstr("-5"));
+  workload.mutable_buffers(0)->set_size(0);
+  EXPECT_THAT(CheckWorkload(workload).message(), HasSubstr("got 0"));
+}
+
+TEST(WorkloadCheckTest, RejectsTargetTimeOutOfRange) {
+  Workload workload = TwoStepWorkload();
+  workload.mutable_buffers(0)->set_target_time(7);
+  EXPECT_THAT(CheckWorkload(workload).message(),
+              HasSubstr("buffers[0].target_time: must be in [0, 1], got 7"));
+}
+
+TEST(WorkloadCheckTest, RejectsLiveRangeOutOfRangeOrInverted) {
+  Workload workload = TwoStepWorkload();
+  workload.mutable_buffers(0)->mutable_live_range()->set_end(5);
+  EXPECT_THAT(CheckWorkload(workload).message(), HasSubstr("buffers[0].live_range"));
+  workload = TwoStepWorkload();
+  workload.mutable_buffers(0)->mutable_live_range()->set_start(1);
+  workload.mutable_buffers(0)->mutable_live_range()->set_end(0);
+  EXPECT_THAT(CheckWorkload(workload).message(), HasSubstr("[1, 0]"));
+}
+
+TEST(WorkloadCheckTest, RejectsTargetTimeOutsideLiveRange) {
+  Workload workload = TwoStepWorkload();
+  workload.mutable_buffers(0)->mutable_live_range()->set_end(0);
+  EXPECT_THAT(CheckWorkload(workload).message(),
+              HasSubstr("buffers[0].target_time: 1 lies outside live_range [0, 0]"));
+}
+
+TEST(WorkloadCheckTest, RejectsAliasGroupMembersOfDifferentSizes) {
+  Workload workload = TwoStepWorkload();
+  workload.mutable_buffers(0)->set_alias_id(3);
+  Buffer* other = workload.add_buffers();
+  *other = workload.buffers(0);
+  other->set_id(1);
+  other->set_size(128);
+  EXPECT_THAT(CheckWorkload(workload).message(),
+              HasSubstr("buffers[1].size: 128 differs from 64 of buffers[0] in "
+                        "the same alias group 3"));
+}
+
+TEST(WorkloadCheckTest, RequiresBenefitAndSupplyWithoutLatencyModel) {
+  Workload workload = TwoStepWorkload();
+  workload.mutable_buffers(0)->clear_benefit_us();
+  EXPECT_THAT(CheckWorkload(workload).message(), HasSubstr("buffers[0].benefit_us"));
+  workload = TwoStepWorkload();
+  workload.mutable_instructions(1)->clear_supply_us();
+  EXPECT_THAT(CheckWorkload(workload).message(),
+              HasSubstr("instructions[1].supply_us"));
+}
+
+TEST(WorkloadCheckTest, BufferLargerThanMemoryIsNotAnError) {
+  Workload workload = TwoStepWorkload();
+  workload.mutable_buffers(0)->set_size(1 << 20);
+  EXPECT_TRUE(CheckWorkload(workload).ok());
+}
+
+TEST(WorkloadCheckTest, MeasuredTableNeedsTwoToTheKEntries) {
+  Workload workload = TwoStepWorkload();
+  MeasuredLatency* measured = workload.mutable_instructions(1)->mutable_measured();
+  measured->add_buffer_ids(0);
+  measured->add_latency_us(3.0);
+  EXPECT_THAT(CheckWorkload(workload).message(),
+              HasSubstr("instructions[1].measured.latency_us: needs 2^1 = 2"));
+  measured->add_latency_us(1.0);
+  EXPECT_TRUE(CheckWorkload(workload).ok());
+}
+
+}  // namespace
+}  // namespace mmapzero
