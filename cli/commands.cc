@@ -1,0 +1,26 @@
+#include "cli/commands.h"
+
+namespace mmapzero::cli {
+
+const std::vector<Command>& AllCommands() {
+  static const auto* commands = new std::vector<Command>{
+      {"generate", "generate --family F --buffers N --seed S --out WORKLOAD",
+       "write a seeded synthetic workload (mlp, cnn, transformer, lstm)",
+       RunGenerate},
+      {"inspect", "inspect WORKLOAD [--json]",
+       "counts, sizes and memory pressure over time", RunInspect},
+      {"play", "play WORKLOAD --policy random|drop-all|fast-first --seed S --out SOLUTION",
+       "play one game with a simple policy and write the solution", RunPlay},
+      {"solve", "solve WORKLOAD [--out SOLUTION] [--seconds S] [--json]",
+       "find the best solution the available solvers reach", RunSolve},
+      {"validate", "validate WORKLOAD SOLUTION [--json]",
+       "check a solution independently of the engine", RunValidate},
+      {"evaluate", "evaluate WORKLOAD SOLUTION [--json]",
+       "return, latency (modelled and simulated) and speed-up", RunEvaluate},
+      {"render", "render WORKLOAD SOLUTION --out layout.svg",
+       "draw the memory layout (time x offset) as SVG", RunRender},
+  };
+  return *commands;
+}
+
+}  // namespace mmapzero::cli

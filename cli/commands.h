@@ -1,0 +1,38 @@
+// The subcommands of mmapctl. Each takes the arguments after its name,
+// prints its result to stdout (a table, or JSON with --json) and returns an
+// error status for bad input; main() prints the status and exits non-zero.
+// One command per file, cli/<name>_command.cc; the table in commands.cc lists
+// them explicitly.
+#ifndef MMAPZERO_CLI_COMMANDS_H_
+#define MMAPZERO_CLI_COMMANDS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace mmapzero::cli {
+
+using Args = std::vector<std::string>;
+
+struct Command {
+  const char* name;
+  const char* usage;    // arguments, e.g. "validate WORKLOAD SOLUTION"
+  const char* summary;  // one line for `mmapctl help`
+  absl::Status (*run)(const Args& args);
+};
+
+// Every command, in the order `mmapctl help` lists them.
+const std::vector<Command>& AllCommands();
+
+absl::Status RunGenerate(const Args& args);
+absl::Status RunInspect(const Args& args);
+absl::Status RunPlay(const Args& args);
+absl::Status RunSolve(const Args& args);
+absl::Status RunValidate(const Args& args);
+absl::Status RunEvaluate(const Args& args);
+absl::Status RunRender(const Args& args);
+
+}  // namespace mmapzero::cli
+
+#endif  // MMAPZERO_CLI_COMMANDS_H_

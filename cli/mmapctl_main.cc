@@ -1,0 +1,39 @@
+// mmapctl: the command-line client of mmapzero. See `mmapctl help`.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace {
+
+void PrintHelp(std::ostream& out) {
+  out << "usage: mmapctl COMMAND [ARGS]\n\ncommands:\n";
+  for (const auto& command : mmapzero::cli::AllCommands()) {
+    out << "  " << command.usage << "\n      " << command.summary << "\n";
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) == "help" ||
+      std::string(argv[1]) == "--help") {
+    PrintHelp(argc < 2 ? std::cerr : std::cout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string name = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  for (const auto& command : mmapzero::cli::AllCommands()) {
+    if (name != command.name) continue;
+    const absl::Status status = command.run(args);
+    if (!status.ok()) {
+      std::cerr << "mmapctl " << name << ": " << status.message() << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  std::cerr << "mmapctl: unknown command '" << name << "'\n";
+  PrintHelp(std::cerr);
+  return 2;
+}
