@@ -17,7 +17,7 @@ const std::vector<Command>& AllCommands() {
        "check a solution independently of the engine", RunValidate},
       {"evaluate", "evaluate WORKLOAD SOLUTION [--json]",
        "return, latency (modelled and simulated) and speed-up", RunEvaluate},
-      {"render", "render WORKLOAD SOLUTION --out layout.svg",
+      {"render", "render WORKLOAD SOLUTION --out layout.svg [--width PX] [--height PX] [--legend N]",
        "draw the memory layout (time x offset) as SVG", RunRender},
   };
   return *commands;

@@ -1,10 +1,107 @@
+// `mmapctl render WORKLOAD SOLUTION --out layout.svg [--width PX]
+// [--height PX] [--legend N]`: draws the solution's memory layout
+// (common/workload/layout_svg.h). Bad input writes nothing; the file appears
+// whole or not at all (temporary file renamed into place).
+#include <climits>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
+#include "common/base/status_macros.h"
+#include "common/workload/layout_svg.h"
+#include "common/workload/proto_io.h"
 
 namespace mmapzero::cli {
+namespace {
 
-// Placeholder until this command lands; replaced by its real implementation.
+constexpr char kUsage[] =
+    "render WORKLOAD SOLUTION --out layout.svg [--width PX] [--height PX] "
+    "[--legend N]";
+
+// An int flag that must fit an int; range checks are CheckLayoutOptions's.
+absl::Status GetIntFlag(const CommandLine& line, const std::string& flag,
+                        int* value) {
+  ASSIGN_OR_RETURN(const int64_t parsed, line.GetInt(flag, *value));
+  if (parsed < INT_MIN || parsed > INT_MAX) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, ": out of range: ", parsed));
+  }
+  *value = static_cast<int>(parsed);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<LayoutSvgOptions> ParseOptions(const CommandLine& line) {
+  LayoutSvgOptions options;
+  RETURN_IF_ERROR(GetIntFlag(line, "width", &options.width));
+  RETURN_IF_ERROR(GetIntFlag(line, "height", &options.height));
+  RETURN_IF_ERROR(GetIntFlag(line, "legend", &options.legend_entries));
+  const absl::Status status = CheckLayoutOptions(options);
+  if (!status.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--", status.message()));
+  }
+  return options;
+}
+
+absl::Status WriteFileAtomically(const std::string& path,
+                                 const std::string& contents) {
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      return absl::PermissionDeniedError(
+          absl::StrCat(path, ": cannot open ", temp, " for writing"));
+    }
+    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+    if (!out.flush()) {
+      std::remove(temp.c_str());
+      return absl::DataLossError(absl::StrCat(temp, ": write failed"));
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    return absl::PermissionDeniedError(
+        absl::StrCat(path, ": cannot rename ", temp, " into place"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status RunRender(const Args& args) {
-  return absl::UnimplementedError("render: not implemented yet");
+  ASSIGN_OR_RETURN(
+      const CommandLine line,
+      CommandLine::Parse(args, {"out", "width", "height", "legend"},
+                         /*bool_flags=*/{}));
+  RETURN_IF_ERROR(line.ExpectPositional(2, kUsage));
+  const std::string out = line.GetString("out", "");
+  if (out.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--out is required; usage: mmapctl ", kUsage));
+  }
+  ASSIGN_OR_RETURN(const LayoutSvgOptions options, ParseOptions(line));
+  const std::string& solution_path = line.positional()[1];
+  ASSIGN_OR_RETURN(const Workload workload, ReadWorkload(line.positional()[0]));
+  ASSIGN_OR_RETURN(const Solution solution, ReadSolution(solution_path));
+  const absl::Status inputs = CheckLayoutInputs(workload, solution);
+  if (!inputs.ok()) {
+    return absl::Status(inputs.code(),
+                        absl::StrCat(solution_path, ": ", inputs.message()));
+  }
+  ASSIGN_OR_RETURN(const std::string svg,
+                   RenderLayoutSvg(workload, solution, options));
+  RETURN_IF_ERROR(WriteFileAtomically(out, svg));
+  int allocations = 0;
+  for (const BufferDecision& decision : solution.decisions()) {
+    allocations += decision.has_interval_start() ? 1 : 0;  // checked above
+  }
+  std::cout << "wrote " << out << ": " << allocations << " allocations over "
+            << workload.instructions_size() << " time steps, " << options.width
+            << "x" << options.height << " px\n";
+  return absl::OkStatus();
 }
 
 }  // namespace mmapzero::cli

@@ -117,10 +117,11 @@ int64_t AllocationIndex::LowestFit(int32_t start, int32_t end, int64_t size,
 }
 
 bool AllocationIndex::IsFree(int32_t start, int32_t end, int64_t offset,
-                             int64_t size) const {
+                             int64_t size, int32_t alias_group) const {
   CollectOverlapping(start, end);
   for (int32_t id : scratch_ids_) {
     const Rect& r = rects_[id];
+    if (alias_group >= 0 && r.alias_group == alias_group) continue;
     if (r.offset < offset + size && offset < r.offset + r.size) return false;
   }
   return true;

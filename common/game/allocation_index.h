@@ -23,6 +23,7 @@ struct Rect {
   int32_t end;     // last time step, inclusive
   int64_t offset;  // first byte
   int64_t size;    // bytes
+  int32_t alias_group = -1;  // members of one group share their space
 };
 
 class AllocationIndex {
@@ -42,8 +43,12 @@ class AllocationIndex {
   // [start, end]; -1 when there is none.
   int64_t LowestFit(int32_t start, int32_t end, int64_t size,
                     int64_t alignment, int64_t limit) const;
-  // Whether [offset, offset + size) is free over [start, end].
-  bool IsFree(int32_t start, int32_t end, int64_t offset, int64_t size) const;
+  // Whether [offset, offset + size) is free over [start, end], ignoring
+  // rectangles of `alias_group` (>= 0): the members of an alias group are one
+  // piece of memory, so they may overlap each other in time (an in-place
+  // update reads and writes the same bytes).
+  bool IsFree(int32_t start, int32_t end, int64_t offset, int64_t size,
+              int32_t alias_group = -1) const;
 
   // Calls fn(const Rect&) once for each rectangle overlapping [start, end].
   template <typename Fn>

@@ -84,13 +84,14 @@ const ActionOutcome& MMapGame::Outcome(Action action) const {
   return outcomes_[static_cast<int>(action)];
 }
 
-int64_t MMapGame::PlaceOffset(int32_t start, int32_t end, int64_t size,
+int64_t MMapGame::PlaceOffset(int32_t start, int32_t end, const BufferInfo& b,
                               int64_t required) const {
   if (required >= 0) {
-    if (required + size > program_->memory_size()) return -1;
-    return index_.IsFree(start, end, required, size) ? required : -1;
+    if (required + b.size > program_->memory_size()) return -1;
+    return index_.IsFree(start, end, required, b.size, b.alias_group) ? required
+                                                                       : -1;
   }
-  return index_.LowestFit(start, end, size, program_->alignment(),
+  return index_.LowestFit(start, end, b.size, program_->alignment(),
                           program_->memory_size());
 }
 
@@ -115,7 +116,7 @@ ActionOutcome MMapGame::CopyOutcome(const BufferInfo& b, int64_t required) const
     outcome.interval_end = b.target_time;
   }
   outcome.offset = PlaceOffset(outcome.interval_start, outcome.interval_end,
-                               b.size, required);
+                               b, required);
   outcome.legal = outcome.offset >= 0;
   return outcome;
 }
@@ -128,7 +129,7 @@ ActionOutcome MMapGame::NoCopyOutcome(const BufferInfo& b,
     // The tensor lives in fast memory only: I(b) = live_range.
     outcome.interval_start = b.live_start;
     outcome.interval_end = b.live_end;
-    outcome.offset = PlaceOffset(b.live_start, b.live_end, b.size, required);
+    outcome.offset = PlaceOffset(b.live_start, b.live_end, b, required);
     outcome.legal = outcome.offset >= 0;
     return outcome;
   }
@@ -143,7 +144,7 @@ ActionOutcome MMapGame::NoCopyOutcome(const BufferInfo& b,
   outcome.interval_end = b.target_time;  // empty when latest.end >= u
   outcome.legal = !outcome.has_allocation() ||
                   index_.IsFree(outcome.interval_start, outcome.interval_end,
-                                outcome.offset, b.size);
+                                outcome.offset, b.size, b.alias_group);
   return outcome;
 }
 
@@ -192,7 +193,7 @@ void MMapGame::ApplyMove(int32_t buffer, Action action,
     if (outcome.has_allocation()) {
       record.rect_id = index_.Insert({outcome.interval_start,
                                       outcome.interval_end, outcome.offset,
-                                      b.size});
+                                      b.size, b.alias_group});
       TensorAllocation& latest = tensor_latest_[b.tensor];
       if (outcome.interval_end >= latest.end) {
         latest = {outcome.interval_end, outcome.offset};

@@ -144,7 +144,7 @@ class MMapGame {
   ActionOutcome NoCopyOutcome(const BufferInfo& b, int64_t required) const;
   // Offset for an allocation over [start, end]: the group's offset if it
   // is free there, else the lowest fit; -1 if none.
-  int64_t PlaceOffset(int32_t start, int32_t end, int64_t size,
+  int64_t PlaceOffset(int32_t start, int32_t end, const BufferInfo& b,
                       int64_t required) const;
   void ApplyMove(int32_t buffer, Action action, const ActionOutcome& outcome);
   void UndoMove();

@@ -286,6 +286,26 @@ TEST(AliasTest, FirstMemberDecidesTheGroup) {
   EXPECT_EQ(slow.LegalActionMask(), 1u << 2);
 }
 
+// An in-place update: the optimizer at t = 1 reads weight w (tensor 0) and
+// writes w' (tensor 1) into the same bytes, alias group 4. The operand is
+// prefetched to I = [0, 1] at offset 0; the output, kept fast over its live
+// range [1, 2], must sit at offset 0 and overlaps the operand at t = 1: the
+// same memory, so it is legal.
+TEST(AliasTest, InPlaceUpdateSharesItsBytesWithinTheGroup) {
+  WorkloadBuilder w(3, 100);
+  w.Add(1, false, 40, 0, 0, 1, 5, 1, /*alias=*/4);
+  w.Add(1, true, 40, 1, 1, 2, 5, 1, /*alias=*/4);
+  MMapGame game = w.Game();
+  game.ApplyAction(Action::kCopy);
+  const ActionOutcome& keep = game.Outcome(Action::kNoCopy);
+  ASSERT_TRUE(keep.legal);
+  EXPECT_EQ(keep.offset, 0);
+  EXPECT_EQ(keep.interval_start, 1);
+  game.ApplyAction(Action::kNoCopy);
+  EXPECT_EQ(game.drop_backups(), 0);
+  EXPECT_DOUBLE_EQ(game.Return(), 2);
+}
+
 // Group 1 = {b0 output at 0, b2 operand at 2}. b0 kept fast at offset 0
 // (I = [0, 0]) opens the group; b1, a 60-byte output kept fast over [1, 2],
 // takes offset 0 too; then b2 can only go to offset 0 over [1, 2] or [2, 2],

@@ -8,7 +8,11 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/workload/workload_check.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/util/json_util.h"
+#include "google/protobuf/util/type_resolver_util.h"
 
 namespace mmapzero {
 namespace {
@@ -20,6 +24,21 @@ bool LooksLikeJson(const std::string& bytes) {
   }
   return false;
 }
+
+// Serialises with map entries sorted, so one message always gives the same
+// bytes (files of the same seed are identical, diffs stay small).
+std::string DeterministicBytes(const google::protobuf::Message& message) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    message.SerializeToCodedStream(&coded);
+  }
+  return bytes;
+}
+
+constexpr char kTypeUrlPrefix[] = "type.googleapis.com";
 
 }  // namespace
 
@@ -57,20 +76,22 @@ std::string ToJson(const google::protobuf::Message& message) {
   google::protobuf::util::JsonPrintOptions options;
   options.add_whitespace = true;
   options.preserve_proto_field_names = true;
+  // Through deterministic bytes, so map keys come out sorted.
+  static auto* resolver = google::protobuf::util::NewTypeResolverForDescriptorPool(
+      kTypeUrlPrefix, google::protobuf::DescriptorPool::generated_pool());
   std::string json;
-  (void)google::protobuf::util::MessageToJsonString(message, &json, options);
+  (void)google::protobuf::util::BinaryToJsonString(
+      resolver,
+      absl::StrCat(kTypeUrlPrefix, "/", message.GetDescriptor()->full_name()),
+      DeterministicBytes(message), &json, options);
   return json;
 }
 
 absl::Status WriteProtoFile(const std::string& path,
                             const google::protobuf::Message& message) {
   std::string bytes;
-  if (absl::EndsWith(path, ".json")) {
-    bytes = ToJson(message);
-  } else if (!message.SerializeToString(&bytes)) {
-    return absl::InternalError(absl::StrCat(path, ": cannot serialise ",
-                                            message.GetTypeName()));
-  }
+  bytes = absl::EndsWith(path, ".json") ? ToJson(message)
+                                        : DeterministicBytes(message);
   const std::string temp = path + ".tmp";
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);

@@ -50,7 +50,8 @@ TEST(WorkloadCheckTest, RejectsTargetTimeOutOfRange) {
 TEST(WorkloadCheckTest, RejectsLiveRangeOutOfRangeOrInverted) {
   Workload workload = TwoStepWorkload();
   workload.mutable_buffers(0)->mutable_live_range()->set_end(5);
-  EXPECT_THAT(CheckWorkload(workload).message(), HasSubstr("buffers[0].live_range"));
+  EXPECT_THAT(CheckWorkload(workload).message(),
+              HasSubstr("buffers[0].live_range"));
   workload = TwoStepWorkload();
   workload.mutable_buffers(0)->mutable_live_range()->set_start(1);
   workload.mutable_buffers(0)->mutable_live_range()->set_end(0);
@@ -60,8 +61,9 @@ TEST(WorkloadCheckTest, RejectsLiveRangeOutOfRangeOrInverted) {
 TEST(WorkloadCheckTest, RejectsTargetTimeOutsideLiveRange) {
   Workload workload = TwoStepWorkload();
   workload.mutable_buffers(0)->mutable_live_range()->set_end(0);
-  EXPECT_THAT(CheckWorkload(workload).message(),
-              HasSubstr("buffers[0].target_time: 1 lies outside live_range [0, 0]"));
+  EXPECT_THAT(
+      CheckWorkload(workload).message(),
+      HasSubstr("buffers[0].target_time: 1 lies outside live_range [0, 0]"));
 }
 
 TEST(WorkloadCheckTest, RejectsAliasGroupMembersOfDifferentSizes) {
@@ -79,7 +81,8 @@ TEST(WorkloadCheckTest, RejectsAliasGroupMembersOfDifferentSizes) {
 TEST(WorkloadCheckTest, RequiresBenefitAndSupplyWithoutLatencyModel) {
   Workload workload = TwoStepWorkload();
   workload.mutable_buffers(0)->clear_benefit_us();
-  EXPECT_THAT(CheckWorkload(workload).message(), HasSubstr("buffers[0].benefit_us"));
+  EXPECT_THAT(CheckWorkload(workload).message(),
+              HasSubstr("buffers[0].benefit_us"));
   workload = TwoStepWorkload();
   workload.mutable_instructions(1)->clear_supply_us();
   EXPECT_THAT(CheckWorkload(workload).message(),
@@ -94,7 +97,8 @@ TEST(WorkloadCheckTest, BufferLargerThanMemoryIsNotAnError) {
 
 TEST(WorkloadCheckTest, MeasuredTableNeedsTwoToTheKEntries) {
   Workload workload = TwoStepWorkload();
-  MeasuredLatency* measured = workload.mutable_instructions(1)->mutable_measured();
+  MeasuredLatency* measured =
+      workload.mutable_instructions(1)->mutable_measured();
   measured->add_buffer_ids(0);
   measured->add_latency_us(3.0);
   EXPECT_THAT(CheckWorkload(workload).message(),
