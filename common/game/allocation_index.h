@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <algorithm>
+
 #include "absl/types/span.h"
 
 namespace mmapzero::game {
@@ -53,30 +55,74 @@ class AllocationIndex {
   // Calls fn(const Rect&) once for each rectangle overlapping [start, end].
   template <typename Fn>
   void ForEachOverlapping(int32_t start, int32_t end, Fn&& fn) const {
-    CollectOverlapping(start, end);
-    for (int32_t id : scratch_ids_) fn(rects_[id]);
+    VisitOverlapping(start, end, [&](const Item& item) {
+      fn(rects_[item.id]);
+      return true;
+    });
   }
 
  private:
-  // Fills scratch_ids_ with the ids overlapping [start, end], each once.
-  void CollectOverlapping(int32_t start, int32_t end) const;
+  // Calls visit(const Item&) once for each rectangle overlapping
+  // [start, end], until it returns false; returns false when stopped early.
+  template <typename Visit>
+  bool VisitOverlapping(int32_t start, int32_t end, Visit&& visit) const;
   // Adds `delta` placements at `node` and fixes the counts up to the root.
   void UpdateCounts(int32_t start, int32_t end);
   template <typename Fn>
   void ForEachCanonicalNode(int32_t start, int32_t end, Fn&& fn);
 
-  int32_t leaves_;                              // power of two >= num_steps
-  std::vector<std::vector<int32_t>> node_ids_;  // rect ids stored at a node
+  // What a node keeps of each rectangle stored at it: its bytes inline,
+  // so a query reads one contiguous array per node.
+  struct Item {
+    int64_t offset;
+    int64_t end;  // offset + size
+    int32_t alias_group;
+    int32_t id;
+    int32_t start;  // the rectangle's first time step
+  };
+
+  int32_t leaves_;                          // power of two >= num_steps
+  std::vector<std::vector<Item>> node_items_;  // rectangles stored at a node
   std::vector<int32_t> subtree_count_;          // placements in a subtree
   std::vector<Rect> rects_;
 
   // Query scratch, reused to avoid allocation per move.
-  mutable std::vector<int32_t> scratch_ids_;
-  mutable std::vector<uint32_t> seen_epoch_;
-  mutable uint32_t epoch_ = 0;
   mutable std::vector<int32_t> stack_;
   mutable std::vector<std::pair<int64_t, int64_t>> ranges_;
+  mutable std::vector<std::pair<int64_t, int64_t>> sorted_ranges_;
+  mutable std::vector<int32_t> bucket_starts_;
 };
+
+template <typename Visit>
+inline bool AllocationIndex::VisitOverlapping(int32_t start, int32_t end,
+                                       Visit&& visit) const {
+  // Depth-first over nodes whose range meets [start, end] and whose subtree
+  // holds something; a rect stored at such a node covers the node's range,
+  // so it overlaps the query: no rect is looked at that does not. A rect
+  // stored at several canonical nodes is reported at the one holding the
+  // first step of its overlap with the query, max(rect start, start).
+  stack_.clear();
+  stack_.push_back(1);
+  while (!stack_.empty()) {
+    const int32_t node = stack_.back();
+    stack_.pop_back();
+    if (subtree_count_[node] == 0) continue;
+    // The node's range: `width` leaves from `first`; the right child
+    // starts at `mid`.
+    const int32_t depth = 31 - __builtin_clz(static_cast<uint32_t>(node));
+    const int32_t width = leaves_ >> depth;
+    const int32_t first = (node - (1 << depth)) * width;
+    for (const Item& item : node_items_[node]) {
+      if (std::max(item.start, start) < first) continue;  // reported elsewhere
+      if (!visit(item)) return false;
+    }
+    if (node >= leaves_) continue;
+    const int32_t mid = first + width / 2;
+    if (start < mid) stack_.push_back(2 * node);
+    if (end >= mid) stack_.push_back(2 * node + 1);
+  }
+  return true;
+}
 
 }  // namespace mmapzero::game
 
