@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/workload_and_solution.h"
 #include "common/base/status_macros.h"
 #include "common/validate/evaluation.h"
 #include "common/validate/report_json.h"
@@ -23,10 +24,9 @@ constexpr char kUsage[] = "evaluate WORKLOAD SOLUTION [--json]";
 absl::Status RunEvaluate(const Args& args) {
   ASSIGN_OR_RETURN(const CommandLine line,
                    CommandLine::Parse(args, {}, {"json"}));
-  RETURN_IF_ERROR(line.ExpectPositional(2, kUsage));
-  const std::string& solution_path = line.positional()[1];
-  ASSIGN_OR_RETURN(const Workload workload, ReadWorkload(line.positional()[0]));
-  ASSIGN_OR_RETURN(const Solution solution, ReadSolution(solution_path));
+  ASSIGN_OR_RETURN(const WorkloadAndSolution inputs,
+                   ReadWorkloadAndSolution(line, kUsage));
+  const auto& [workload, solution, solution_path] = inputs;
   absl::StatusOr<validate::Evaluation> evaluation =
       validate::EvaluateSolution(workload, solution);
   if (!evaluation.ok()) {

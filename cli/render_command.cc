@@ -3,14 +3,14 @@
 // (common/workload/layout_svg.h). Bad input writes nothing; the file appears
 // whole or not at all (temporary file renamed into place).
 #include <climits>
-#include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/workload_and_solution.h"
+#include "common/base/atomic_file.h"
 #include "common/base/status_macros.h"
 #include "common/workload/layout_svg.h"
 #include "common/workload/proto_io.h"
@@ -46,29 +46,6 @@ absl::StatusOr<LayoutSvgOptions> ParseOptions(const CommandLine& line) {
   return options;
 }
 
-absl::Status WriteFileAtomically(const std::string& path,
-                                 const std::string& contents) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      return absl::PermissionDeniedError(
-          absl::StrCat(path, ": cannot open ", temp, " for writing"));
-    }
-    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-    if (!out.flush()) {
-      std::remove(temp.c_str());
-      return absl::DataLossError(absl::StrCat(temp, ": write failed"));
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    return absl::PermissionDeniedError(
-        absl::StrCat(path, ": cannot rename ", temp, " into place"));
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 absl::Status RunRender(const Args& args) {
@@ -76,20 +53,19 @@ absl::Status RunRender(const Args& args) {
       const CommandLine line,
       CommandLine::Parse(args, {"out", "width", "height", "legend"},
                          /*bool_flags=*/{}));
-  RETURN_IF_ERROR(line.ExpectPositional(2, kUsage));
   const std::string out = line.GetString("out", "");
   if (out.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("--out is required; usage: mmapctl ", kUsage));
   }
   ASSIGN_OR_RETURN(const LayoutSvgOptions options, ParseOptions(line));
-  const std::string& solution_path = line.positional()[1];
-  ASSIGN_OR_RETURN(const Workload workload, ReadWorkload(line.positional()[0]));
-  ASSIGN_OR_RETURN(const Solution solution, ReadSolution(solution_path));
-  const absl::Status inputs = CheckLayoutInputs(workload, solution);
-  if (!inputs.ok()) {
-    return absl::Status(inputs.code(),
-                        absl::StrCat(solution_path, ": ", inputs.message()));
+  ASSIGN_OR_RETURN(const WorkloadAndSolution inputs,
+                   ReadWorkloadAndSolution(line, kUsage));
+  const auto& [workload, solution, solution_path] = inputs;
+  const absl::Status layout = CheckLayoutInputs(workload, solution);
+  if (!layout.ok()) {
+    return absl::Status(layout.code(),
+                        absl::StrCat(solution_path, ": ", layout.message()));
   }
   ASSIGN_OR_RETURN(const std::string svg,
                    RenderLayoutSvg(workload, solution, options));

@@ -7,6 +7,7 @@
 #include "cli/solution_summary.h"
 #include "common/base/status_macros.h"
 #include "common/solvers/portfolio_solver.h"
+#include "common/validate/validator.h"
 #include "common/workload/proto_io.h"
 
 namespace mmapzero::cli {
@@ -39,6 +40,17 @@ absl::Status RunSolve(const Args& args) {
                                      static_cast<long long>(games), best);
       }};
   const solvers::PortfolioResult result = SolveWithPortfolio(program, options);
+  // Every solution leaves checked by the engine-independent validator.
+  const validate::ValidationReport report =
+      validate::ValidateSolution(workload, result.best);
+  if (!report.ok) {
+    return absl::InternalError(absl::StrFormat(
+        "the solver's solution failed independent validation (%d violations, "
+        "first: %s: %s); this is a bug, please report it",
+        report.violations.size(), report.violations[0].rule,
+        report.violations[0].message));
+  }
+  std::cerr << "validated independently: VALID\n";
   if (line.Has("out")) {
     RETURN_IF_ERROR(WriteProtoFile(line.GetString("out", ""), result.best));
   }

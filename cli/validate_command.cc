@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/workload_and_solution.h"
 #include "common/base/status_macros.h"
 #include "common/validate/report_json.h"
 #include "common/validate/report_text.h"
@@ -25,10 +26,9 @@ constexpr int kViolationsShown = 20;
 absl::Status RunValidate(const Args& args) {
   ASSIGN_OR_RETURN(const CommandLine line,
                    CommandLine::Parse(args, {}, {"json"}));
-  RETURN_IF_ERROR(line.ExpectPositional(2, kUsage));
-  const std::string& solution_path = line.positional()[1];
-  ASSIGN_OR_RETURN(const Workload workload, ReadWorkload(line.positional()[0]));
-  ASSIGN_OR_RETURN(const Solution solution, ReadSolution(solution_path));
+  ASSIGN_OR_RETURN(const WorkloadAndSolution inputs,
+                   ReadWorkloadAndSolution(line, kUsage));
+  const auto& [workload, solution, solution_path] = inputs;
   const validate::ValidationReport report =
       validate::ValidateSolution(workload, solution);
   if (line.Has("json")) {

@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/base/atomic_file.h"
 #include "common/base/status_macros.h"
 #include "common/workload/workload_check.h"
 #include "google/protobuf/descriptor.h"
@@ -92,24 +93,7 @@ absl::Status WriteProtoFile(const std::string& path,
   std::string bytes;
   bytes = absl::EndsWith(path, ".json") ? ToJson(message)
                                         : DeterministicBytes(message);
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      return absl::PermissionDeniedError(
-          absl::StrCat(path, ": cannot open for writing"));
-    }
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out.flush()) {
-      return absl::DataLossError(absl::StrCat(temp, ": write failed"));
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    return absl::PermissionDeniedError(
-        absl::StrCat(path, ": cannot rename ", temp, " into place"));
-  }
-  return absl::OkStatus();
+  return WriteFileAtomically(path, bytes);
 }
 
 absl::StatusOr<Workload> ReadWorkload(const std::string& path) {
