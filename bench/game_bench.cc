@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   for (const Case& c : cases) {
     GeneratorOptions options;
-    options.family = c.family;
+    options.family = *ParseModelFamily(c.family);
     options.target_buffers = c.buffers;
     options.seed = 1;
     auto workload = GenerateWorkload(options);
