@@ -3,18 +3,27 @@
 // over a time interval, and whether a given byte range is free over one.
 //
 // A segment tree over time holds each rectangle at the O(log T) canonical
-// nodes covering its interval, with per-subtree counts so empty subtrees
-// are skipped. A query costs O(log T + k log k) for the k rectangles that
-// overlap its interval: neither the program's length nor the memory size
-// enter it, and nothing is a dense time x bytes grid. Rectangles are removed
-// in LIFO order only (the game's undo), which keeps removal O(log T).
+// nodes covering its interval. Every node keeps
+//  - its own rectangles, sorted by offset (they all span the node's whole
+//    range, so they are disjoint in bytes), and their union as merged spans;
+//  - the union of the byte ranges of every rectangle in its subtree, as
+//    sorted disjoint spans (a long time range merges into few spans).
+// The bytes in use over a query interval are then the union of O(log T)
+// sorted span lists: the subtree unions of the query's canonical nodes and
+// the own unions of their ancestors. The lowest fit jumps a candidate offset
+// past conflicts list by list (a binary search each) until no list objects:
+// the cost depends on how fragmented the memory is near the query, not on
+// how many rectangles overlap it, the program's length or the memory size.
+// Nothing is a dense time x bytes grid.
+//
+// Rectangles are removed in LIFO order only (the game's undo): union edits
+// are journaled and reverted exactly.
 #ifndef MMAPZERO_COMMON_GAME_ALLOCATION_INDEX_H_
 #define MMAPZERO_COMMON_GAME_ALLOCATION_INDEX_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
-
-#include <algorithm>
 
 #include "absl/types/span.h"
 
@@ -62,57 +71,88 @@ class AllocationIndex {
   }
 
  private:
-  // Calls visit(const Item&) once for each rectangle overlapping
-  // [start, end], until it returns false; returns false when stopped early.
-  template <typename Visit>
-  bool VisitOverlapping(int32_t start, int32_t end, Visit&& visit) const;
-  // Adds `delta` placements at `node` and fixes the counts up to the root.
-  void UpdateCounts(int32_t start, int32_t end);
-  template <typename Fn>
-  void ForEachCanonicalNode(int32_t start, int32_t end, Fn&& fn);
-
-  // What a node keeps of each rectangle stored at it: its bytes inline,
-  // so a query reads one contiguous array per node.
+  // A node's own rectangle: its bytes inline, then what enumeration needs.
   struct Item {
-    int64_t offset;
-    int64_t end;  // offset + size
+    int64_t lo;  // offset
+    int64_t hi;  // offset + size
     int32_t alias_group;
     int32_t id;
     int32_t start;  // the rectangle's first time step
   };
+  struct Span {
+    int64_t lo;
+    int64_t hi;
+  };
+  using SpanList = std::vector<Span>;
+  // One change to a span list, for undo: at `position`, one merged span
+  // replaced `removed_count` spans kept in removed_pool_ from
+  // `removed_begin`.
+  struct UnionEdit {
+    int32_t list;  // a node: its union_; node + 2 * leaves_: its own_union_
+    int32_t position;
+    int32_t removed_begin;
+    int32_t removed_count;
+  };
+  // A sorted list of disjoint byte ranges, the unit a query works on.
+  struct ListRef {
+    const Span* data;
+    int32_t size;
+  };
 
-  int32_t leaves_;                          // power of two >= num_steps
-  std::vector<std::vector<Item>> node_items_;  // rectangles stored at a node
-  std::vector<int32_t> subtree_count_;          // placements in a subtree
+  // Calls visit(const Item&) once for each rectangle overlapping
+  // [start, end], until it returns false; returns false when stopped early.
+  template <typename Visit>
+  bool VisitOverlapping(int32_t start, int32_t end, Visit&& visit) const;
+  template <typename Fn>
+  void ForEachCanonicalNode(int32_t start, int32_t end, Fn&& fn) const;
+  // Calls fn(node) for each strict ancestor of the canonical nodes of
+  // [start, end], once each: the nodes on the two leaf-to-root paths whose
+  // range is not inside [start, end].
+  template <typename Fn>
+  void ForEachCoveringAncestor(int32_t start, int32_t end, Fn&& fn) const;
+  void UpdateCounts(int32_t start, int32_t end);
+  SpanList& ListAt(int32_t list) {
+    return list < 2 * leaves_ ? union_[list] : own_union_[list - 2 * leaves_];
+  }
+  void UnionAdd(int32_t list, int64_t lo, int64_t hi);
+  void UnionUndo(const UnionEdit& edit);
+  // Fills lists_ with the byte lists whose union is what [start, end] uses.
+  void CollectLists(int32_t start, int32_t end) const;
+  bool NodeInside(int32_t node, int32_t start, int32_t end) const;
+
+  int32_t leaves_;  // power of two >= num_steps
+  std::vector<std::vector<Item>> own_;  // per node, sorted by offset
+  std::vector<SpanList> own_union_;     // per node, union of own_
+  std::vector<SpanList> union_;         // per node, subtree union
+  std::vector<int32_t> subtree_count_;    // rectangles placed in a subtree
   std::vector<Rect> rects_;
+  std::vector<int32_t> rect_edits_begin_;  // per rect: its first UnionEdit
+  std::vector<UnionEdit> edits_;
+  std::vector<Span> removed_pool_;
 
   // Query scratch, reused to avoid allocation per move.
   mutable std::vector<int32_t> stack_;
-  mutable std::vector<std::pair<int64_t, int64_t>> ranges_;
-  mutable std::vector<std::pair<int64_t, int64_t>> sorted_ranges_;
-  mutable std::vector<int32_t> bucket_starts_;
+  mutable std::vector<ListRef> lists_;
 };
 
 template <typename Visit>
 inline bool AllocationIndex::VisitOverlapping(int32_t start, int32_t end,
-                                       Visit&& visit) const {
+                                              Visit&& visit) const {
   // Depth-first over nodes whose range meets [start, end] and whose subtree
   // holds something; a rect stored at such a node covers the node's range,
-  // so it overlaps the query: no rect is looked at that does not. A rect
-  // stored at several canonical nodes is reported at the one holding the
-  // first step of its overlap with the query, max(rect start, start).
+  // so it overlaps the query. A rect stored at several canonical nodes is
+  // reported at the one holding the first step of its overlap with the
+  // query, max(rect start, start).
   stack_.clear();
   stack_.push_back(1);
   while (!stack_.empty()) {
     const int32_t node = stack_.back();
     stack_.pop_back();
     if (subtree_count_[node] == 0) continue;
-    // The node's range: `width` leaves from `first`; the right child
-    // starts at `mid`.
     const int32_t depth = 31 - __builtin_clz(static_cast<uint32_t>(node));
     const int32_t width = leaves_ >> depth;
     const int32_t first = (node - (1 << depth)) * width;
-    for (const Item& item : node_items_[node]) {
+    for (const Item& item : own_[node]) {
       if (std::max(item.start, start) < first) continue;  // reported elsewhere
       if (!visit(item)) return false;
     }

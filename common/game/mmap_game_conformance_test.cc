@@ -3,6 +3,7 @@
 // undo and clone checked against the state they must restore.
 #include <random>
 
+#include "absl/strings/str_cat.h"
 #include "common/game/mmap_game.h"
 #include "gtest/gtest.h"
 
@@ -52,15 +53,14 @@ Workload RandomWorkload(std::mt19937_64& rng) {
 std::string Snapshot(const MMapGame& game) {
   std::string s = game.ToSolution().SerializeAsString();
   for (int32_t t = 0; t < game.ledger().num_steps(); ++t) {
-    s += std::to_string(game.ledger().remaining(t)) + ",";
+    absl::StrAppend(&s, game.ledger().remaining(t), ",");
   }
-  s += "|" + std::to_string(game.allocations().size());
-  s += "|" + std::to_string(game.depth()) + "|" +
-       std::to_string(game.LegalActionMask());
+  absl::StrAppend(&s, "|", game.allocations().size(), "|", game.depth(), "|",
+                  game.LegalActionMask());
   for (int a = 0; a < kNumActions; ++a) {
     const ActionOutcome& o = game.Outcome(static_cast<Action>(a));
-    s += "|" + std::to_string(o.offset) + ":" + std::to_string(o.interval_start) +
-         ":" + std::to_string(o.interval_end) + ":" + std::to_string(o.reward);
+    absl::StrAppend(&s, "|", o.offset, ":", o.interval_start, ":",
+                    o.interval_end, ":", o.reward);
   }
   return s;
 }
@@ -113,7 +113,9 @@ TEST_P(ConformanceTest, RandomGamesUndoAndCloneRestoreState) {
     while (!game.trajectory().empty()) game.Undo();
     EXPECT_EQ(Snapshot(game), Snapshot(MMapGame(*program, {.drop_backup = drop_backup})));
   }
-  if (drop_backup) EXPECT_GT(backups, 0) << "the random workloads never hit Drop-backup";
+  if (drop_backup) {
+    EXPECT_GT(backups, 0) << "the random workloads never hit Drop-backup";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(WithAndWithoutDropBackup, ConformanceTest,
