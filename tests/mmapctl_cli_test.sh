@@ -5,7 +5,8 @@
 #   pipeline        generate -> inspect -> play -> validate -> evaluate -> render,
 #                   then solve -> validate, in a temporary directory; every
 #                   step exits 0 and writes its file; generation is
-#                   byte-for-byte deterministic.
+#                   byte-for-byte deterministic; play, validate and evaluate
+#                   report the same return and latency.
 #   bad_input       a missing file, an unknown command and a missing argument
 #                   exit non-zero, and the message names what was wrong.
 #   readme_example  the README's main job: solve examples/small.json.
@@ -48,6 +49,19 @@ expect_failure() {
     fail "stderr of 'mmapctl $*' does not mention '$needle'"
 }
 
+# json_number FILE KEY: the first number after "KEY": in FILE.
+json_number() {
+  sed -n "s/.*\"$2\": *\([-0-9.eE+]*\).*/\1/p" "$1" | head -n 1
+}
+
+# same_number NAME A B: A and B agree to 1e-6 relative.
+same_number() {
+  awk -v a="$2" -v b="$3" 'BEGIN {
+    d = a - b; if (d < 0) d = -d; m = (a < 0 ? -a : a); if (m < 1) m = 1;
+    exit !(a != "" && b != "" && d <= 1e-6 * m) }' ||
+    fail "$1: $2 and $3 disagree"
+}
+
 # non_empty_file PATH NEEDLE: PATH exists, is non-empty and contains NEEDLE.
 non_empty_file() {
   [[ -s $1 ]] || fail "$1 is missing or empty"
@@ -69,6 +83,20 @@ case $scenario in
     non_empty_file "$s" '"decisions"'
     run validate validate "$w" "$s"
     run evaluate evaluate "$w" "$s"
+    # The engine (play), the validator and evaluate agree on the figures.
+    run play_json play "$w" --policy random --seed 1 --out "$s" --json
+    run validate_json validate "$w" "$s" --json
+    run evaluate_json evaluate "$w" "$s" --json
+    for key in return_us normalised_return; do
+      same_number "play vs validate $key" "$(json_number "$work/play_json.out" $key)" \
+        "$(json_number "$work/validate_json.out" $key)"
+      same_number "validate vs evaluate $key" \
+        "$(json_number "$work/validate_json.out" $key)" \
+        "$(json_number "$work/evaluate_json.out" $key)"
+    done
+    same_number "play latency vs evaluate modelled latency" \
+      "$(json_number "$work/play_json.out" latency_us)" \
+      "$(json_number "$work/evaluate_json.out" modelled_latency_us)"
     run render render "$w" "$s" --out "$work/layout.svg"
     non_empty_file "$work/layout.svg" '<svg'
     run solve solve "$w" --seconds 1 --out "$work/best.json"

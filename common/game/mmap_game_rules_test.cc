@@ -286,6 +286,20 @@ TEST(AliasTest, FirstMemberDecidesTheGroup) {
   EXPECT_EQ(slow.LegalActionMask(), 1u << 2);
 }
 
+// NoCopy keeps data where it is, so an operand whose tensor sits at offset 0
+// cannot join an alias group already placed at 40.
+TEST(AliasTest, NoCopyOperandMustSitAtTheGroupOffset) {
+  WorkloadBuilder w(4, 100);
+  w.Add(0, true, 40, 0, 0, 3, 0.5);                   // tensor 0 kept at 0
+  w.Add(1, true, 40, 1, 1, 1, 0.5, 1, /*alias=*/2);   // group 2 at 40
+  w.Add(2, false, 40, 0, 0, 3, 0.5, 1, /*alias=*/2);  // tensor 0 again
+  MMapGame game = w.Game();
+  game.ApplyAction(Action::kNoCopy);
+  game.ApplyAction(Action::kNoCopy);
+  ASSERT_EQ(game.allocations().rect(1).offset, 40);
+  EXPECT_FALSE(game.Outcome(Action::kNoCopy).legal);
+}
+
 // An in-place update: the optimizer at t = 1 reads weight w (tensor 0) and
 // writes w' (tensor 1) into the same bytes, alias group 4. The operand is
 // prefetched to I = [0, 1] at offset 0; the output, kept fast over its live
