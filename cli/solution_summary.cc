@@ -3,7 +3,7 @@
 #include <map>
 
 #include "absl/strings/str_format.h"
-#include "common/workload/proto_io.h"
+#include "nlohmann/json.hpp"
 
 namespace mmapzero::cli {
 
@@ -15,17 +15,23 @@ void PrintSolutionSummary(const game::Program& program, const Solution& solution
   const double speedup =
       solution.latency_us() > 0 ? all_slow / solution.latency_us() : 0.0;
   if (json) {
-    out << absl::StrFormat(
-        "{\"workload\": \"%s\", \"solver\": \"%s\", \"buffers\": %d, "
-        "\"copy\": %d, \"no_copy\": %d, \"drop\": %d, \"return_us\": %.6f, "
-        "\"normalised_return\": %.6f, \"latency_us\": %.6f, "
-        "\"all_slow_latency_us\": %.6f, \"speedup\": %.6f, "
-        "\"drop_backups\": %d, \"wall_seconds\": %.3f}\n",
-        solution.workload_name(), solution.solver().name(),
-        solution.decisions_size(), counts[COPY], counts[NO_COPY], counts[DROP],
-        solution.return_us(), solution.normalised_return(),
-        solution.latency_us(), all_slow, speedup, solution.drop_backups(),
-        solution.solver().wall_seconds());
+    nlohmann::ordered_json summary = {
+        {"workload", solution.workload_name()},
+        {"solver", solution.solver().name()},
+        {"buffers", solution.decisions_size()},
+        {"copy", counts[COPY]},
+        {"no_copy", counts[NO_COPY]},
+        {"drop", counts[DROP]},
+        {"return_us", solution.return_us()},
+        {"normalised_return", solution.normalised_return()},
+        {"latency_us", solution.latency_us()},
+        {"all_slow_latency_us", all_slow},
+        {"speedup", speedup},
+        {"drop_backups", solution.drop_backups()},
+        {"wall_seconds", solution.solver().wall_seconds()}};
+    out << summary.dump(-1, ' ', false,
+                        nlohmann::json::error_handler_t::replace)
+        << "\n";
     return;
   }
   out << absl::StrFormat("workload           %s\n", solution.workload_name());

@@ -396,26 +396,35 @@ TEST_F(DropBackupTest, UndoOfBackupRestoresThePreviousState) {
 // 1.1, L({a, b}) = max(1, 0.2) = 1. Rewards 0.9 then 0.1 (dynamic), though
 // each buffer's static benefit is 0.9. Supply = L(all) = 1; demand = 1000 B
 // at 2 GB/s = 0.5 us. Normalised return of both fast = 1.
-TEST(RewardTest, RooflineRewardsAreDynamic) {
+// Roofline hardware: slow 1 GB/s, fast 10 GB/s, copy 2 GB/s; one
+// instruction per entry of `compute_us`, and two 1000-byte buffers (tensors
+// 0 and 1) used at the last instruction, outputs or operands.
+Workload RooflineWorkload(std::vector<double> compute_us, bool outputs) {
   Workload workload;
   workload.set_memory_size(1 << 20);
   HardwareProfile* hw = workload.mutable_hardware();
   hw->set_slow_bandwidth_gbps(1);
   hw->set_fast_bandwidth_gbps(10);
   hw->set_copy_bandwidth_gbps(2);
-  hw->set_peak_tflops(1);
-  workload.add_instructions()->mutable_roofline()->set_compute_us(0.5);
-  workload.add_instructions()->mutable_roofline()->set_compute_us(1);
+  for (double compute : compute_us) {
+    workload.add_instructions()->mutable_roofline()->set_compute_us(compute);
+  }
+  const int last = static_cast<int>(compute_us.size()) - 1;
   for (int i = 0; i < 2; ++i) {
     Buffer* b = workload.add_buffers();
     b->set_id(i);
     b->set_size(1000);
-    b->set_target_time(1);
+    b->set_target_time(last);
     b->set_tensor_id(i);
-    b->mutable_live_range()->set_start(0);
-    b->mutable_live_range()->set_end(1);
+    b->set_is_output(outputs);
+    b->mutable_live_range()->set_start(outputs ? last : 0);
+    b->mutable_live_range()->set_end(last);
   }
-  auto program = Program::Create(workload);
+  return workload;
+}
+
+TEST(RewardTest, RooflineRewardsAreDynamic) {
+  auto program = Program::Create(RooflineWorkload({0.5, 1}, /*outputs=*/false));
   ASSERT_TRUE(program.ok()) << program.status();
   EXPECT_DOUBLE_EQ((*program)->buffer(0).benefit_us, 0.9);
   EXPECT_DOUBLE_EQ((*program)->buffer(0).demand_us, 0.5);
@@ -438,24 +447,7 @@ TEST(RewardTest, RooflineRewardsAreDynamic) {
 
 // Both rewards on a roofline with supply for both copies: 0.9 + 0.1.
 TEST(RewardTest, NormalisedReturnIsOneWhenEverythingIsFast) {
-  Workload workload;
-  workload.set_memory_size(1 << 20);
-  HardwareProfile* hw = workload.mutable_hardware();
-  hw->set_slow_bandwidth_gbps(1);
-  hw->set_fast_bandwidth_gbps(10);
-  hw->set_copy_bandwidth_gbps(2);
-  workload.add_instructions()->mutable_roofline()->set_compute_us(1);
-  for (int i = 0; i < 2; ++i) {
-    Buffer* b = workload.add_buffers();
-    b->set_id(i);
-    b->set_size(1000);
-    b->set_target_time(0);
-    b->set_tensor_id(i);
-    b->set_is_output(true);
-    b->mutable_live_range()->set_start(0);
-    b->mutable_live_range()->set_end(0);
-  }
-  auto program = Program::Create(workload);
+  auto program = Program::Create(RooflineWorkload({1}, /*outputs=*/true));
   ASSERT_TRUE(program.ok()) << program.status();
   MMapGame game(*program);
   EXPECT_NEAR(game.ApplyAction(Action::kNoCopy).reward, 0.9, 1e-12);
