@@ -1,0 +1,10 @@
+#include "common/solvers/solver_factories.h"
+
+namespace mmapzero::solvers {
+
+// Placeholder until this solver lands; its own file replaces this one.
+absl::StatusOr<std::unique_ptr<Solver>> MakeBrkgaSolver(const SolverSettings&) {
+  return absl::UnimplementedError("solver not available yet");
+}
+
+}  // namespace mmapzero::solvers
