@@ -7,6 +7,8 @@ const std::vector<Command>& AllCommands() {
       {"generate", "generate --family F --buffers N --seed S --out WORKLOAD",
        "write a seeded synthetic workload (mlp, cnn, transformer, lstm)",
        RunGenerate},
+      {"import", "import MODULE.hlo --hardware PROFILE --out WORKLOAD",
+       "import an XLA HLO text module as a workload", RunImport},
       {"inspect", "inspect WORKLOAD [--json]",
        "counts, sizes and memory pressure over time", RunInspect},
       {"play", "play WORKLOAD --policy random|drop-all|fast-first --seed S --out SOLUTION",

@@ -32,6 +32,7 @@ absl::Status RunSolve(const Args& args);
 absl::Status RunValidate(const Args& args);
 absl::Status RunEvaluate(const Args& args);
 absl::Status RunRender(const Args& args);
+absl::Status RunImport(const Args& args);
 
 }  // namespace mmapzero::cli
 

@@ -61,4 +61,9 @@ std::vector<std::string> HardwareProfileNames() {
   return names;
 }
 
+absl::StatusOr<HardwareProfile> ResolveHardwareProfile(
+    const std::string& name_or_path) {
+  return HardwareProfileByName(name_or_path);
+}
+
 }  // namespace mmapzero

@@ -21,6 +21,11 @@ absl::StatusOr<HardwareProfile> HardwareProfileByName(std::string_view name);
 // Every known profile name, in a fixed order (the default first).
 std::vector<std::string> HardwareProfileNames();
 
+// What a `--hardware` flag names: a known profile name, or the path of a
+// HardwareProfile file (JSON or binary). Errors name the flag value.
+absl::StatusOr<HardwareProfile> ResolveHardwareProfile(
+    const std::string& name_or_path);
+
 }  // namespace mmapzero
 
 #endif  // MMAPZERO_COMMON_WORKLOAD_HARDWARE_PROFILES_H_
