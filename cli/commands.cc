@@ -13,7 +13,10 @@ const std::vector<Command>& AllCommands() {
        "counts, sizes and memory pressure over time", RunInspect},
       {"play", "play WORKLOAD --policy random|drop-all|fast-first --seed S --out SOLUTION",
        "play one game with a simple policy and write the solution", RunPlay},
-      {"solve", "solve WORKLOAD [--out SOLUTION] [--seconds S] [--json]",
+      {"solve",
+       "solve WORKLOAD [--solver portfolio|heuristic|es|brkga|random|drop-all] "
+       "[--budget 60s] [--evaluations N] [--threads N] [--seed S] "
+       "[--set key=value ...] [--out SOLUTION] [--svg layout.svg] [--json]",
        "find the best solution the available solvers reach", RunSolve},
       {"validate", "validate WORKLOAD SOLUTION [--json]",
        "check a solution independently of the engine", RunValidate},

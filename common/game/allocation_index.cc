@@ -119,7 +119,7 @@ int32_t AllocationIndex::Insert(const Rect& rect) {
   rects_.push_back(rect);
   rect_edits_begin_.push_back(static_cast<int32_t>(edits_.size()));
   const Item item{rect.offset, rect.offset + rect.size, rect.alias_group, id,
-                  rect.start};
+                  rect.start, rect.tensor};
   ForEachCanonicalNode(rect.start, rect.end, [&](int32_t node) {
     std::vector<Item>& items = own_[node];
     items.insert(std::upper_bound(items.begin(), items.end(), item.lo,
@@ -196,7 +196,8 @@ int64_t AllocationIndex::LowestFit(int32_t start, int32_t end, int64_t size,
 }
 
 bool AllocationIndex::IsFree(int32_t start, int32_t end, int64_t offset,
-                             int64_t size, int32_t alias_group) const {
+                             int64_t size, int32_t alias_group,
+                             absl::Span<const int32_t> group_tensors) const {
   const int64_t stop = offset + size;
   if (alias_group < 0) {
     CollectLists(start, end);
@@ -205,8 +206,8 @@ bool AllocationIndex::IsFree(int32_t start, int32_t end, int64_t offset,
     }
     return true;
   }
-  // The unions do not tell the group's own rectangles from the others, so
-  // look at rectangles, descending only into subtrees whose union touches
+  // The unions do not tell the group's rectangles from the others, so look
+  // at rectangles, descending only into subtrees whose union touches
   // [offset, offset + size).
   stack_.clear();
   stack_.push_back(1);
@@ -223,7 +224,12 @@ bool AllocationIndex::IsFree(int32_t start, int32_t end, int64_t offset,
     for (const Item* item = FirstEndingAfter(
              items.data(), static_cast<int32_t>(items.size()), offset);
          item != last && item->lo < stop; ++item) {
-      if (item->alias_group != alias_group) return false;
+      if (item->alias_group == alias_group) continue;
+      const bool same_bytes = item->lo == offset && item->hi == stop;
+      if (!same_bytes || std::find(group_tensors.begin(), group_tensors.end(),
+                                   item->tensor) == group_tensors.end()) {
+        return false;
+      }
     }
     if (node >= leaves_) continue;
     const int32_t depth = 31 - __builtin_clz(static_cast<uint32_t>(node));

@@ -35,6 +35,7 @@ struct Rect {
   int64_t offset;  // first byte
   int64_t size;    // bytes
   int32_t alias_group = -1;  // members of one group share their space
+  int32_t tensor = -1;       // whose data it holds
 };
 
 class AllocationIndex {
@@ -54,12 +55,16 @@ class AllocationIndex {
   // [start, end]; -1 when there is none.
   int64_t LowestFit(int32_t start, int32_t end, int64_t size,
                     int64_t alignment, int64_t limit) const;
-  // Whether [offset, offset + size) is free over [start, end], ignoring
-  // rectangles of `alias_group` (>= 0): the members of an alias group are one
-  // piece of memory, so they may overlap each other in time (an in-place
-  // update reads and writes the same bytes).
+  // Whether [offset, offset + size) is free over [start, end]. With an
+  // `alias_group` (>= 0), rectangles that share the group's bytes do not
+  // count: the group's own, and those at exactly these bytes of a tensor in
+  // `group_tensors` (a tensor with a buffer in the group). An alias group
+  // is one piece of memory, so its members may overlap each other in time:
+  // an in-place update reads and writes the same bytes, and an operand kept
+  // in place by NoCopy lends its tensor's allocation to the group.
   bool IsFree(int32_t start, int32_t end, int64_t offset, int64_t size,
-              int32_t alias_group = -1) const;
+              int32_t alias_group = -1,
+              absl::Span<const int32_t> group_tensors = {}) const;
 
   // Calls fn(const Rect&) once for each rectangle overlapping [start, end].
   template <typename Fn>
@@ -78,6 +83,7 @@ class AllocationIndex {
     int32_t alias_group;
     int32_t id;
     int32_t start;  // the rectangle's first time step
+    int32_t tensor;
   };
   struct Span {
     int64_t lo;

@@ -88,8 +88,10 @@ int64_t MMapGame::PlaceOffset(int32_t start, int32_t end, const BufferInfo& b,
                               int64_t required) const {
   if (required >= 0) {
     if (required + b.size > program_->memory_size()) return -1;
-    return index_.IsFree(start, end, required, b.size, b.alias_group) ? required
-                                                                       : -1;
+    return index_.IsFree(start, end, required, b.size, b.alias_group,
+                         program_->alias_group_tensors(b.alias_group))
+               ? required
+               : -1;
   }
   return index_.LowestFit(start, end, b.size, program_->alignment(),
                           program_->memory_size());
@@ -144,7 +146,8 @@ ActionOutcome MMapGame::NoCopyOutcome(const BufferInfo& b,
   outcome.interval_end = b.target_time;  // empty when latest.end >= u
   outcome.legal = !outcome.has_allocation() ||
                   index_.IsFree(outcome.interval_start, outcome.interval_end,
-                                outcome.offset, b.size, b.alias_group);
+                                outcome.offset, b.size, b.alias_group,
+                                program_->alias_group_tensors(b.alias_group));
   return outcome;
 }
 
@@ -193,7 +196,7 @@ void MMapGame::ApplyMove(int32_t buffer, Action action,
     if (outcome.has_allocation()) {
       record.rect_id = index_.Insert({outcome.interval_start,
                                       outcome.interval_end, outcome.offset,
-                                      b.size, b.alias_group});
+                                      b.size, b.alias_group, b.tensor});
       TensorAllocation& latest = tensor_latest_[b.tensor];
       if (outcome.interval_end >= latest.end) {
         latest = {outcome.interval_end, outcome.offset};

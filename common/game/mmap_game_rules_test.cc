@@ -320,6 +320,30 @@ TEST(AliasTest, InPlaceUpdateSharesItsBytesWithinTheGroup) {
   EXPECT_DOUBLE_EQ(game.Return(), 2);
 }
 
+// In place after NoCopy: tensor 0 is kept fast over its live range [0, 1]
+// at offset 0; at t = 1 an in-place op reads it (group 5, NoCopy: an empty
+// extension, the data stays at 0) and writes tensor 1 into the same bytes.
+// Tensor 1's allocation [1, 2] meets tensor 0's at step 1, but tensor 0 has
+// a buffer in the group, so those are the group's bytes: legal, no backup.
+TEST(AliasTest, InPlaceUpdateMayReuseTheBytesOfAnOperandKeptInPlace) {
+  WorkloadBuilder w(3, 100);
+  w.Add(0, true, 40, 0, 0, 1, 5, 1);
+  w.Add(1, false, 40, 0, 0, 1, 5, 1, /*alias=*/5);
+  w.Add(1, true, 40, 1, 1, 2, 5, 1, /*alias=*/5);
+  MMapGame game = w.Game();
+  game.ApplyAction(Action::kNoCopy);
+  const ActionOutcome& read = game.Outcome(Action::kNoCopy);
+  ASSERT_TRUE(read.legal);
+  EXPECT_FALSE(read.has_allocation());
+  game.ApplyAction(Action::kNoCopy);
+  const ActionOutcome& write = game.Outcome(Action::kNoCopy);
+  ASSERT_TRUE(write.legal);
+  EXPECT_EQ(write.offset, 0);
+  game.ApplyAction(Action::kNoCopy);
+  EXPECT_EQ(game.drop_backups(), 0);
+  EXPECT_DOUBLE_EQ(game.Return(), 3);
+}
+
 // Group 1 = {b0 output at 0, b2 operand at 2}. b0 kept fast at offset 0
 // (I = [0, 0]) opens the group; b1, a 60-byte output kept fast over [1, 2],
 // takes offset 0 too; then b2 can only go to offset 0 over [1, 2] or [2, 2],

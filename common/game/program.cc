@@ -99,8 +99,14 @@ absl::StatusOr<std::shared_ptr<const Program>> Program::Create(
   program->num_tensors_ = static_cast<int32_t>(tensors.ids().size());
   program->tensor_ids_ = tensors.ids();
   program->alias_group_sizes_.assign(groups.ids().size(), 0);
+  program->alias_group_tensors_.resize(groups.ids().size());
   for (const BufferInfo& b : program->buffers_) {
-    if (b.alias_group >= 0) ++program->alias_group_sizes_[b.alias_group];
+    if (b.alias_group < 0) continue;
+    ++program->alias_group_sizes_[b.alias_group];
+    std::vector<int32_t>& members = program->alias_group_tensors_[b.alias_group];
+    if (std::find(members.begin(), members.end(), b.tensor) == members.end()) {
+      members.push_back(b.tensor);
+    }
   }
 
   program->instructions_.resize(num_steps);

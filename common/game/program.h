@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "proto/workload.pb.h"
 
 namespace mmapzero::game {
@@ -79,6 +80,11 @@ class Program {
   const std::vector<int32_t>& decision_order() const { return order_; }
   // Number of members of each alias group.
   int32_t alias_group_size(int32_t group) const { return alias_group_sizes_[group]; }
+  // The tensors (dense) with a buffer in each alias group; empty for -1.
+  absl::Span<const int32_t> alias_group_tensors(int32_t group) const {
+    if (group < 0) return {};
+    return alias_group_tensors_[group];
+  }
   // Workload tensor_id / alias_id of a dense index, for output.
   int32_t tensor_id(int32_t tensor) const { return tensor_ids_[tensor]; }
 
@@ -103,6 +109,7 @@ class Program {
   std::vector<InstructionInfo> instructions_;
   std::vector<int32_t> order_;
   std::vector<int32_t> alias_group_sizes_;
+  std::vector<std::vector<int32_t>> alias_group_tensors_;
   std::vector<int32_t> tensor_ids_;
   std::vector<double> table_us_;
   double empty_latency_us_ = 0;

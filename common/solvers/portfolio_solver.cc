@@ -1,50 +1,107 @@
 #include "common/solvers/portfolio_solver.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
-#include "common/game/mmap_game.h"
-#include "common/solvers/policy.h"
+#include "common/base/status_macros.h"
+#include "common/solvers/best_solution.h"
+#include "common/solvers/brkga_solver.h"
+#include "common/solvers/search_budget.h"
+#include "common/solvers/solver_factories.h"
 
 namespace mmapzero::solvers {
+namespace {
 
-PortfolioResult SolveWithPortfolio(
-    const std::shared_ptr<const game::Program>& program,
-    const PortfolioOptions& options) {
-  const absl::Time start = absl::Now();
-  const absl::Time deadline = start + options.budget;
-  PortfolioResult result;
-  double best_return = -1;
-  std::string best_policy;
-  uint64_t best_seed = 0;
-  auto play = [&](const std::string& name, uint64_t seed) {
-    auto policy = MakePolicy(name, seed);
-    game::MMapGame game(program);
-    PlayOut(game, **policy);
-    ++result.games;
-    if (game.Return() > best_return) {
-      best_return = game.Return();
-      result.best = game.ToSolution();
-      best_policy = name;
-      best_seed = seed;
-    }
-    if (options.on_progress) {
-      options.on_progress(result.games, result.best.normalised_return());
-    }
+// What the stages before the current one spent, so that the progress the
+// caller sees runs on across stages.
+struct Spent {
+  double seconds = 0;
+  int64_t evaluations = 0;
+  double best = 0;
+};
+
+// `budget` for one stage: its progress reports offset by what was spent.
+SolverBudget StageBudget(const SolverBudget& budget, const Spent& spent,
+                         SolverProgress* last) {
+  SolverBudget stage = budget;
+  stage.on_progress = [&budget, spent, last](const SolverProgress& progress) {
+    *last = progress;
+    if (!budget.on_progress) return;
+    budget.on_progress(SolverProgress{
+        .elapsed_seconds = spent.seconds + progress.elapsed_seconds,
+        .evaluations = spent.evaluations + progress.evaluations,
+        .best_normalised_return =
+            std::max(spent.best, progress.best_normalised_return)});
   };
-  for (const char* name : {"drop-all", "fast-first", "copy-first"}) play(name, 0);
-  for (int64_t i = 0; i < options.max_random_games && absl::Now() < deadline;
-       ++i) {
-    play("random", options.seed + static_cast<uint64_t>(i));
+  return stage;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<PortfolioSolver>> PortfolioSolver::Create(
+    const SolverSettings& settings) {
+  RETURN_IF_ERROR(BrkgaSolver::Create(settings).status());
+  return std::unique_ptr<PortfolioSolver>(new PortfolioSolver(settings));
+}
+
+absl::StatusOr<Solution> PortfolioSolver::Solve(
+    const std::shared_ptr<const game::Program>& program,
+    const SolverBudget& budget) {
+  RETURN_IF_ERROR(SearchBudget::Check(budget));
+  SearchBudget overall(budget);
+  Spent spent;
+  BestSolution best;
+  std::string heuristic_state = "unavailable";
+  ASSIGN_OR_RETURN(std::unique_ptr<BrkgaSolver> brkga,
+                   BrkgaSolver::Create(brkga_settings_));
+
+  absl::StatusOr<std::unique_ptr<Solver>> heuristic =
+      MakeSolver("heuristic", {});
+  if (!heuristic.ok() && !absl::IsUnimplemented(heuristic.status())) {
+    return heuristic.status();
   }
-  result.seconds = absl::ToDoubleSeconds(absl::Now() - start);
-  SolverInfo* info = result.best.mutable_solver();
-  info->set_name("portfolio");
-  (*info->mutable_settings())["best_policy"] = best_policy;
-  (*info->mutable_settings())["best_seed"] = absl::StrCat(best_seed);
-  (*info->mutable_settings())["games"] = absl::StrCat(result.games);
-  (*info->mutable_settings())["budget_seconds"] =
-      absl::StrCat(absl::ToDoubleSeconds(options.budget));
-  info->set_wall_seconds(result.seconds);
-  return result;
+  if (heuristic.ok()) {
+    SolverProgress last;
+    SolverBudget stage = StageBudget(budget, spent, &last);
+    stage.wall_time = budget.wall_time / 2;
+    ASSIGN_OR_RETURN(const Solution solution,
+                     (*heuristic)->Solve(program, stage));
+    best.Offer(solution);
+    brkga->AddWarmStart(solution);
+    heuristic_state = absl::StrCat(solution.normalised_return());
+    spent =
+        Spent{overall.elapsed_seconds(), std::max<int64_t>(1, last.evaluations),
+              best.normalised_return()};
+  }
+
+  const bool evaluations_left =
+      budget.max_evaluations == 0 || spent.evaluations < budget.max_evaluations;
+  std::string brkga_state = "skipped";
+  if (evaluations_left) {
+    SolverProgress last;
+    SolverBudget stage = StageBudget(budget, spent, &last);
+    stage.wall_time = std::max(absl::ZeroDuration(),
+                               budget.wall_time - absl::Seconds(spent.seconds));
+    if (budget.max_evaluations > 0) {
+      stage.max_evaluations = budget.max_evaluations - spent.evaluations;
+    }
+    ASSIGN_OR_RETURN(const Solution solution, brkga->Solve(program, stage));
+    best.Offer(solution);
+    brkga_state = absl::StrCat(solution.normalised_return());
+    spent.evaluations += last.evaluations;
+  }
+
+  SolverSettings settings = brkga_settings_;
+  settings["heuristic"] = heuristic_state;
+  settings["brkga"] = brkga_state;
+  return best.Finish(name(), settings, budget, spent.evaluations,
+                     overall.elapsed_seconds());
+}
+
+absl::StatusOr<std::unique_ptr<Solver>> MakePortfolioSolver(
+    const SolverSettings& settings) {
+  ASSIGN_OR_RETURN(auto solver, PortfolioSolver::Create(settings));
+  return std::unique_ptr<Solver>(std::move(solver));
 }
 
 }  // namespace mmapzero::solvers

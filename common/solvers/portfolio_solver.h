@@ -1,36 +1,37 @@
-// The best solver available until the agent and the stronger baselines
-// land: plays every deterministic policy once, then random games until the
-// budget is spent, and keeps the solution with the highest return.
+// The best solver available until the agent lands, and the default of
+// `mmapctl solve`: the heuristic first (when it is built; skipped while its
+// factory answers Unimplemented) with up to half of the wall time, then
+// BRKGA for the rest of the budget, warm-started with the heuristic's
+// answer so it can only improve on it. Keeps the best solution.
+//
+// Settings (name "portfolio") are BRKGA's (brkga_solver.h).
 #ifndef MMAPZERO_COMMON_SOLVERS_PORTFOLIO_SOLVER_H_
 #define MMAPZERO_COMMON_SOLVERS_PORTFOLIO_SOLVER_H_
 
-#include <cstdint>
-#include <functional>
 #include <memory>
+#include <string>
 
-#include "absl/time/time.h"
-#include "common/game/program.h"
-#include "proto/solution.pb.h"
+#include "absl/status/statusor.h"
+#include "common/solvers/solver.h"
 
 namespace mmapzero::solvers {
 
-struct PortfolioOptions {
-  absl::Duration budget = absl::Seconds(2);
-  int64_t max_random_games = 1'000'000;
-  uint64_t seed = 1;
-  // Called after every game with (games played, best normalised return).
-  std::function<void(int64_t, double)> on_progress;
-};
+class PortfolioSolver : public Solver {
+ public:
+  static absl::StatusOr<std::unique_ptr<PortfolioSolver>> Create(
+      const SolverSettings& settings);
 
-struct PortfolioResult {
-  Solution best;          // with solver name and settings filled in
-  int64_t games = 0;
-  double seconds = 0;
-};
+  absl::StatusOr<Solution> Solve(
+      const std::shared_ptr<const game::Program>& program,
+      const SolverBudget& budget) override;
+  std::string name() const override { return "portfolio"; }
 
-PortfolioResult SolveWithPortfolio(
-    const std::shared_ptr<const game::Program>& program,
-    const PortfolioOptions& options);
+ private:
+  explicit PortfolioSolver(SolverSettings brkga_settings)
+      : brkga_settings_(std::move(brkga_settings)) {}
+
+  SolverSettings brkga_settings_;
+};
 
 }  // namespace mmapzero::solvers
 

@@ -21,6 +21,8 @@ absl::StatusOr<std::unique_ptr<Solver>> MakeRandomSolver(
     const SolverSettings& settings);
 absl::StatusOr<std::unique_ptr<Solver>> MakeDropAllSolver(
     const SolverSettings& settings);
+absl::StatusOr<std::unique_ptr<Solver>> MakePortfolioSolver(
+    const SolverSettings& settings);
 
 }  // namespace mmapzero::solvers
 

@@ -15,7 +15,7 @@ const std::vector<Entry>& Entries() {
   static const auto* entries = new std::vector<Entry>{
       {"heuristic", MakeHeuristicSolver}, {"es", MakeEvolutionSolver},
       {"brkga", MakeBrkgaSolver},         {"random", MakeRandomSolver},
-      {"drop-all", MakeDropAllSolver},
+      {"drop-all", MakeDropAllSolver},    {"portfolio", MakePortfolioSolver},
   };
   return *entries;
 }
@@ -33,8 +33,9 @@ absl::StatusOr<std::unique_ptr<Solver>> MakeSolver(
   for (const Entry& entry : Entries()) {
     if (name == entry.name) return entry.make(settings);
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown solver '", name, "'; known: ", absl::StrJoin(SolverNames(), ", ")));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown solver '", name,
+                   "'; known: ", absl::StrJoin(SolverNames(), ", ")));
 }
 
 }  // namespace mmapzero::solvers

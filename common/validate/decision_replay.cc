@@ -425,7 +425,8 @@ class Replay {
                                 last,
                                 d.offset(),
                                 buffer.size(),
-                                buffer.has_alias_id() ? buffer.alias_id() : -1};
+                                buffer.has_alias_id() ? buffer.alias_id() : -1,
+                                buffer.tensor_id()};
     occupancy_.Add(allocation);
     result_.allocations.push_back(allocation);
     auto [it, inserted] = latest_.try_emplace(

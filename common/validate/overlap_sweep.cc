@@ -19,8 +19,11 @@ namespace {
 // overlap go to `conflicted_`, scanned in full (few in any useful solution).
 class ActiveSet {
  public:
-  explicit ActiveSet(absl::Span<const Allocation> allocations)
-      : allocations_(allocations), clean_position_(allocations.size()) {}
+  ActiveSet(absl::Span<const Allocation> allocations,
+            const AliasTensors& alias_tensors)
+      : allocations_(allocations),
+        alias_tensors_(alias_tensors),
+        clean_position_(allocations.size()) {}
 
   // Drops the allocations whose last step is before `step`.
   void ExpireBefore(int step) {
@@ -41,12 +44,12 @@ class ActiveSet {
       --it;
       const Allocation& active = allocations_[it->second];
       if (active.end_byte() <= entering.offset) break;
-      if (!SharedByAliasGroup(active, entering)) return it->second;
+      if (!SharedByAliasGroup(active, entering, alias_tensors_)) return it->second;
     }
     for (int other : conflicted_) {
       const Allocation& active = allocations_[other];
       if (OverlapInBytes(active, entering.offset, entering.size) &&
-          !SharedByAliasGroup(active, entering)) {
+          !SharedByAliasGroup(active, entering, alias_tensors_)) {
         return other;
       }
     }
@@ -65,6 +68,7 @@ class ActiveSet {
  private:
   using Clean = std::multimap<int64_t, int>;
   absl::Span<const Allocation> allocations_;
+  const AliasTensors& alias_tensors_;
   Clean clean_;
   std::vector<Clean::iterator> clean_position_;
   std::priority_queue<std::pair<int, int>, std::vector<std::pair<int, int>>,
@@ -76,13 +80,14 @@ class ActiveSet {
 }  // namespace
 
 std::vector<AllocationOverlap> FindOverlaps(
-    absl::Span<const Allocation> allocations) {
+    absl::Span<const Allocation> allocations,
+    const AliasTensors& alias_tensors) {
   std::vector<int> order(allocations.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     return allocations[a].first_step < allocations[b].first_step;
   });
-  ActiveSet active(allocations);
+  ActiveSet active(allocations, alias_tensors);
   std::vector<AllocationOverlap> overlaps;
   for (int index : order) {
     active.ExpireBefore(allocations[index].first_step);

@@ -23,7 +23,8 @@ struct AllocationOverlap {
 // through its later member. Alias-group members sharing their bytes
 // (SharedByAliasGroup) do not overlap. Indices are into `allocations`.
 std::vector<AllocationOverlap> FindOverlaps(
-    absl::Span<const Allocation> allocations);
+    absl::Span<const Allocation> allocations,
+    const AliasTensors& alias_tensors = {});
 
 }  // namespace mmapzero::validate
 

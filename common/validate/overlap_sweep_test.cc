@@ -14,7 +14,21 @@ using ::testing::IsEmpty;
 
 bool Overlap(const Allocation& a, const Allocation& b) {
   return OverlapInTime(a, b.first_step, b.last_step) &&
-         OverlapInBytes(a, b.offset, b.size) && !SharedByAliasGroup(a, b);
+         OverlapInBytes(a, b.offset, b.size) && !SharedByAliasGroup(a, b, {});
+}
+
+// Tensor 7 (no group) is kept at [0, 10) over [0, 2]; group 3, which has a
+// buffer of tensor 7, writes tensor 8 in place at the same bytes from step
+// 2: the group's allocation shares tensor 7's bytes. Another tensor's
+// allocation at those bytes still overlaps.
+TEST(OverlapSweepTest, GroupMayShareTheBytesOfItsMemberTensors) {
+  Allocation kept{0, 0, 2, 0, 10, -1, 7};
+  Allocation in_place{1, 2, 4, 0, 10, 3, 8};
+  const AliasTensors tensors = {{3, 7}, {3, 8}};
+  EXPECT_THAT(FindOverlaps({kept, in_place}, tensors), IsEmpty());
+  EXPECT_EQ(FindOverlaps({kept, in_place}).size(), 1u);
+  Allocation other{2, 0, 2, 0, 10, -1, 9};
+  EXPECT_EQ(FindOverlaps({other, in_place}, tensors).size(), 1u);
 }
 
 TEST(OverlapSweepTest, AdjacentInTimeOrBytesDoNotOverlap) {

@@ -25,9 +25,20 @@ std::string ShowRectangle(const Allocation& a) {
                       a.offset, ", ", a.end_byte(), ")");
 }
 
-void ReportOverlaps(const std::vector<Allocation>& allocations,
+// Which tensors have a buffer in which alias group.
+AliasTensors AliasTensorsOf(const Workload& workload) {
+  AliasTensors pairs;
+  for (const Buffer& buffer : workload.buffers()) {
+    if (buffer.has_alias_id()) pairs.insert({buffer.alias_id(), buffer.tensor_id()});
+  }
+  return pairs;
+}
+
+void ReportOverlaps(const Workload& workload,
+                    const std::vector<Allocation>& allocations,
                     std::vector<Violation>* violations) {
-  for (const AllocationOverlap& overlap : FindOverlaps(allocations)) {
+  for (const AllocationOverlap& overlap :
+       FindOverlaps(allocations, AliasTensorsOf(workload))) {
     const Allocation& a = allocations[overlap.index];
     const Allocation& other = allocations[overlap.other_index];
     violations->push_back(
@@ -83,7 +94,7 @@ ValidationReport ValidateSolution(const Workload& workload,
       IndexDecisions(workload, solution, order, &report.violations);
   const ReplayResult replay = ReplayDecisions(workload, latency, order,
                                               decision_of, &report.violations);
-  ReportOverlaps(replay.allocations, &report.violations);
+  ReportOverlaps(workload, replay.allocations, &report.violations);
 
   report.actions = replay.actions;
   const ModelledFigures figures = ComputeFigures(latency, replay.fast);

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Draws docs/img/convergence.svg from `quality_bench --convergence OUT.csv`:
+best normalised return over wall time for ES, BRKGA and random play on one
+workload, like Figure 5 of Wang et al. (2023). Standard library only.
+
+Usage: build/bin/quality_bench --convergence /tmp/convergence.csv
+       bench/plot_convergence.py /tmp/convergence.csv docs/img/convergence.svg
+"""
+import csv
+import math
+import sys
+
+COLORS = {"es": "#4e79a7", "brkga": "#59a14f", "random": "#e15759"}
+LABELS = {"es": "ES", "brkga": "BRKGA", "random": "random play"}
+
+
+def read_series(path):
+    """{solver: [(elapsed, best, evaluations), ...]} sorted by time."""
+    series, workload = {}, ""
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            workload = row["workload"]
+            series.setdefault(row["solver"], []).append(
+                (float(row["elapsed_seconds"]), float(row["best_normalised_return"]),
+                 int(row["evaluations"])))
+    for points in series.values():
+        points.sort()
+    return series, workload
+
+
+def nice_range(lo, hi):
+    """Axis bounds and tick step covering [lo, hi] with round numbers."""
+    if hi - lo < 1e-9:
+        lo, hi = lo - 0.01, hi + 0.01
+    raw = (hi - lo) / 5
+    step = 10 ** math.floor(math.log10(raw))
+    for mult in (1, 2, 5, 10):
+        if raw <= mult * step:
+            step *= mult
+            break
+    return math.floor(lo / step) * step, math.ceil(hi / step) * step, step
+
+
+def main():
+    series, workload = read_series(sys.argv[1])
+    width, height = 760, 440
+    left, right, top, bottom = 80, 30, 50, 100
+    plot_w, plot_h = width - left - right, height - top - bottom
+    values = [b for pts in series.values() for _, b, _ in pts] or [0.0, 1.0]
+    t_max = max([t for pts in series.values() for t, _, _ in pts] + [1.0])
+    y_lo, y_hi, y_step = nice_range(min(values), max(values))
+    # Solvers stop a little after the budget: do not open a new tick for it.
+    x_lo, x_hi, x_step = nice_range(0.0, t_max / 1.02)
+    x_lo = 0.0
+
+    def x(t):
+        return left + plot_w * (t - x_lo) / (x_hi - x_lo)
+
+    def y(v):
+        return top + plot_h * (1 - (v - y_lo) / (y_hi - y_lo))
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           'font-family="sans-serif" font-size="12">',
+           f'<rect width="{width}" height="{height}" fill="white"/>',
+           f'<text x="{width / 2}" y="24" text-anchor="middle" font-size="15">'
+           f'Best normalised return over time on {workload}</text>']
+    v = y_lo
+    while v <= y_hi + y_step / 2:
+        yy = y(v)
+        out.append(f'<line x1="{left}" x2="{width - right}" y1="{yy:.1f}" y2="{yy:.1f}" '
+                   'stroke="#ddd"/>')
+        out.append(f'<text x="{left - 8}" y="{yy + 4:.1f}" text-anchor="end">{v:.3g}</text>')
+        v += y_step
+    t = x_lo
+    while t <= x_hi + x_step / 2:
+        xx = x(t)
+        out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{top}" y2="{top + plot_h}" '
+                   'stroke="#eee"/>')
+        out.append(f'<text x="{xx:.1f}" y="{top + plot_h + 18}" text-anchor="middle">'
+                   f'{t:g}</text>')
+        t += x_step
+    out.append(f'<text x="{left + plot_w / 2}" y="{top + plot_h + 40}" '
+               'text-anchor="middle">wall time (s)</text>')
+    out.append(f'<text x="20" y="{top + plot_h / 2}" text-anchor="middle" '
+               f'transform="rotate(-90 20 {top + plot_h / 2})">best normalised return</text>')
+    if "heuristic" in series:
+        # One game, not a search: a dashed reference line across the plot.
+        ref = series.pop("heuristic")[-1][1]
+        out.append(f'<line x1="{left}" x2="{width - right}" y1="{y(ref):.1f}" '
+                   f'y2="{y(ref):.1f}" stroke="#333" stroke-dasharray="6 4"/>')
+        out.append(f'<text x="{width - right - 4}" y="{y(ref) - 6:.1f}" text-anchor="end" '
+                   f'fill="#333">heuristic (one game): {ref:.3f}</text>')
+    order = [s for s in ("es", "brkga", "random") if s in series]
+    order += sorted(s for s in series if s not in order)
+    for solver in order:
+        color = COLORS.get(solver, "#9c755f")
+        # A step line: the best so far holds until the next report.
+        path, last = [], None
+        for t_i, b, _ in series[solver]:
+            if last is not None:
+                path.append(f"L{x(t_i):.1f},{y(last):.1f}")
+            path.append(("M" if last is None else "L") + f"{x(t_i):.1f},{y(b):.1f}")
+            last = b
+        out.append(f'<path d="{" ".join(path)}" fill="none" stroke="{color}" '
+                   'stroke-width="2"/>')
+        for t_i, b, _ in series[solver]:
+            out.append(f'<circle cx="{x(t_i):.1f}" cy="{y(b):.1f}" r="2.5" fill="{color}"/>')
+    for j, solver in enumerate(order):
+        lx = left + j * 220
+        evals = series[solver][-1][2]
+        out.append(f'<rect x="{lx}" y="{height - 34}" width="12" height="12" '
+                   f'fill="{COLORS.get(solver, "#9c755f")}"/>')
+        out.append(f'<text x="{lx + 18}" y="{height - 24}">'
+                   f'{LABELS.get(solver, solver)} ({evals:,} games)</text>')
+    out.append('</svg>')
+    with open(sys.argv[2], "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    main()

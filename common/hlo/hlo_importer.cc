@@ -1,0 +1,50 @@
+#include "common/hlo/hlo_importer.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
+#include "common/hlo/hlo_module_parser.h"
+#include "common/hlo/hlo_program_order.h"
+#include "common/hlo/hlo_workload_builder.h"
+#include "common/workload/workload_check.h"
+
+namespace mmapzero::hlo {
+
+absl::StatusOr<HloImportResult> ImportHloText(std::string_view text,
+                                              const HloImportOptions& options) {
+  HloImportOptions effective = options;
+  if (effective.source_name.empty()) effective.source_name = "<hlo text>";
+  if (effective.alignment < 1) effective.alignment = 1;
+  ASSIGN_OR_RETURN(const HloModule module,
+                   ParseHloModule(text, effective.source_name));
+  ASSIGN_OR_RETURN(const std::vector<int> order,
+                   ProgramOrder(module.entry_computation(), module.is_scheduled,
+                                effective.source_name));
+  ASSIGN_OR_RETURN(HloImportResult result,
+                   BuildWorkload(module, order, effective));
+  if (absl::Status status = CheckWorkload(result.workload); !status.ok()) {
+    return absl::InternalError(
+        absl::StrCat(effective.source_name,
+                     ": the imported workload fails its checks (an importer "
+                     "bug): ",
+                     status.message()));
+  }
+  return result;
+}
+
+absl::StatusOr<HloImportResult> ImportHloFile(const std::string& path,
+                                              const HloImportOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open HLO file"));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  HloImportOptions effective = options;
+  if (effective.source_name.empty()) effective.source_name = path;
+  return ImportHloText(text.str(), effective);
+}
+
+}  // namespace mmapzero::hlo

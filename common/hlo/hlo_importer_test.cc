@@ -1,0 +1,340 @@
+// The importer on small hand-written modules, one construct each; sizes,
+// buffers and live ranges worked out by hand in the comments.
+#include "common/hlo/hlo_importer.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "common/hlo/hlo_test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace mmapzero::hlo {
+namespace {
+
+using ::testing::HasSubstr;
+
+HloImportResult Import(const std::string& text) {
+  auto result = ImportHloText(text, TestOptions());
+  EXPECT_TRUE(result.ok()) << result.status();
+  return result.ok() ? *std::move(result) : HloImportResult{};
+}
+
+// (tensor_name, is_output, target_time, size, live start, live end)
+struct Row {
+  std::string tensor;
+  bool is_output;
+  int time;
+  int64_t size;
+  int start;
+  int end;
+  bool operator==(const Row&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Row& r) {
+  return os << "{" << r.tensor << (r.is_output ? " out" : " in") << " t"
+            << r.time << " " << r.size << "B [" << r.start << "," << r.end
+            << "]}";
+}
+
+std::vector<Row> Rows(const Workload& workload) {
+  std::vector<Row> rows;
+  for (const Buffer& b : workload.buffers()) {
+    rows.push_back({b.tensor_name(), b.is_output(), b.target_time(), b.size(),
+                    b.live_range().start(), b.live_range().end()});
+  }
+  return rows;
+}
+
+std::vector<std::string> Names(const Workload& workload) {
+  std::vector<std::string> names;
+  for (const Instruction& i : workload.instructions())
+    names.push_back(i.name());
+  return names;
+}
+
+TEST(HloImporterTest, ChainHasOneBufferPerOperandTensorAndOutput) {
+  const HloImportResult result = Import(R"(HloModule chain, is_scheduled=true
+ENTRY e {
+  p0 = f32[16]{0} parameter(0)
+  p1 = f32[16]{0} parameter(1)
+  a = f32[16]{0} add(p0, p1)
+  b = f32[16]{0} multiply(a, a)
+  ROOT c = f32[16]{0} subtract(b, p0)
+})");
+  const Workload& w = result.workload;
+  EXPECT_THAT(Names(w), ::testing::ElementsAre("a", "b", "c"));
+  // Parameters live from 0; a is read once by multiply although named twice;
+  // c is the module's output and lives to the end (T-1 = 2).
+  EXPECT_THAT(Rows(w),
+              ::testing::ElementsAre(
+                  Row{"p0", false, 0, 64, 0, 2}, Row{"p1", false, 0, 64, 0, 0},
+                  Row{"a", true, 0, 64, 0, 1}, Row{"a", false, 1, 64, 0, 1},
+                  Row{"b", true, 1, 64, 1, 2}, Row{"b", false, 2, 64, 1, 2},
+                  Row{"p0", false, 2, 64, 0, 2}, Row{"c", true, 2, 64, 2, 2}));
+  EXPECT_EQ(w.instructions(0).roofline().flops(), 16);
+  EXPECT_EQ(w.provenance().at("is_scheduled"), "true");
+  EXPECT_EQ(w.memory_size(), TestOptions().hardware.fast_memory_bytes());
+  EXPECT_TRUE(result.warnings.empty());
+  ExpectRandomGameValidates(w, 1);
+}
+
+TEST(HloImporterTest, TuplesGetTupleElementAndBitcastAreViews) {
+  const HloImportResult result = Import(R"(HloModule views, is_scheduled=true
+ENTRY e {
+  p = (f32[8]{0}, s32[4]{0}) parameter(0)
+  x = f32[8]{0} get-tuple-element(p), index=0
+  y = s32[4]{0} get-tuple-element(p), index=1
+  z = f32[2,4]{1,0} bitcast(x)
+  n = f32[2,4]{1,0} negate(z)
+  t = (f32[2,4]{1,0}, s32[4]{0}) tuple(n, y)
+  g = s32[4]{0} get-tuple-element(t), index=1
+  ROOT r = s32[4]{0} add(g, y)
+})");
+  const Workload& w = result.workload;
+  EXPECT_THAT(Names(w), ::testing::ElementsAre("n", "r"));
+  // g and y are one tensor (p's element 1): add reads it once.
+  EXPECT_THAT(Rows(w), ::testing::ElementsAre(Row{"p{0}", false, 0, 32, 0, 0},
+                                              Row{"n", true, 0, 32, 0, 0},
+                                              Row{"p{1}", false, 1, 16, 0, 1},
+                                              Row{"r", true, 1, 16, 1, 1}));
+  ExpectRandomGameValidates(w, 2);
+}
+
+TEST(HloImporterTest, DynamicUpdateSliceAliasesItsOperandAndOutput) {
+  const HloImportResult result = Import(R"(HloModule dus, is_scheduled=true
+ENTRY e {
+  buf = f32[8,4]{1,0} parameter(0)
+  upd = f32[1,4]{1,0} parameter(1)
+  i = s32[] parameter(2)
+  z = s32[] constant(0)
+  ROOT d = f32[8,4]{1,0} dynamic-update-slice(buf, upd, i, z)
+})");
+  const Workload& w = result.workload;
+  ASSERT_EQ(w.buffers_size(), 5);  // buf, upd, i, z, d
+  EXPECT_EQ(w.buffers(0).size(), 128);
+  EXPECT_EQ(w.buffers(4).size(), 128);
+  ASSERT_TRUE(w.buffers(0).has_alias_id());
+  ASSERT_TRUE(w.buffers(4).has_alias_id());
+  EXPECT_EQ(w.buffers(0).alias_id(), w.buffers(4).alias_id());
+  for (int i = 1; i < 4; ++i) EXPECT_FALSE(w.buffers(i).has_alias_id());
+  ExpectRandomGameValidates(w, 3);
+}
+
+constexpr char kLoop[] = R"(HloModule loop, is_scheduled=true
+cond {
+  s = (s32[], f32[256]{0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[256]{0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  x = f32[256]{0} get-tuple-element(s), index=1
+  x2 = f32[256]{0} exponential(x)
+  ROOT t = (s32[], f32[256]{0}) tuple(i2, x2)
+}
+ENTRY e {
+  zero = s32[] constant(0)
+  x = f32[256]{0} parameter(0)
+  init = (s32[], f32[256]{0}) tuple(zero, x)
+  w = (s32[], f32[256]{0}) while(init), condition=cond, body=body
+  ROOT r = f32[256]{0} get-tuple-element(w), index=1
+})";
+
+TEST(HloImporterTest, WhileIsOneInstructionWithAliasedStateAndTripCount) {
+  const HloImportResult result = Import(kLoop);
+  const Workload& w = result.workload;
+  ASSERT_EQ(w.instructions_size(), 1);
+  EXPECT_THAT(Rows(w),
+              ::testing::ElementsAre(Row{"zero", false, 0, 4, 0, 0},
+                                     Row{"x", false, 0, 1024, 0, 0},
+                                     Row{"w{0}", true, 0, 4, 0, 0},
+                                     Row{"w{1}", true, 0, 1024, 0, 0}));
+  EXPECT_EQ(w.buffers(0).alias_id(), w.buffers(2).alias_id());
+  EXPECT_EQ(w.buffers(1).alias_id(), w.buffers(3).alias_id());
+  EXPECT_NE(w.buffers(0).alias_id(), w.buffers(1).alias_id());
+  // 10 trips x (add + exponential + compare), each max(compute, bytes/slow).
+  const HardwareProfile hw = TestOptions().hardware;
+  auto us = [&](double flops, double bytes) {
+    return std::max(flops / (hw.peak_tflops() * 1e6),
+                    bytes / (hw.slow_bandwidth_gbps() * 1e3));
+  };
+  const double expected = 10 * (us(1, 12) + us(256, 2048) + us(1, 9));
+  EXPECT_DOUBLE_EQ(w.instructions(0).roofline().compute_us(), expected);
+  EXPECT_EQ(w.instructions(0).roofline().flops(), 0);
+  EXPECT_TRUE(result.warnings.empty());
+}
+
+TEST(HloImporterTest, UnknownTripCountIsOneIterationWithWarning) {
+  std::string text = kLoop;
+  text.replace(text.find("direction=LT"), 12, "direction=NE");
+  const HloImportResult result = Import(text);
+  ASSERT_EQ(result.warnings.size(), 1u);
+  EXPECT_THAT(result.warnings[0], HasSubstr("test.hlo:21: while: trip count"));
+}
+
+TEST(HloImporterTest, InputOutputAliasTiesParameterLastUseToOutput) {
+  const HloImportResult result = Import(
+      R"(HloModule io, input_output_alias={ {0}: (0, {}, may-alias) }, is_scheduled=true
+ENTRY e {
+  w = f32[64]{0} parameter(0)
+  g = f32[64]{0} parameter(1)
+  s = f32[64]{0} multiply(g, g)
+  u = f32[64]{0} subtract(w, s)
+  ROOT t = (f32[64]{0}, f32[64]{0}) tuple(u, s)
+})");
+  const Workload& w = result.workload;
+  EXPECT_THAT(Rows(w), ::testing::ElementsAre(Row{"g", false, 0, 256, 0, 0},
+                                              Row{"s", true, 0, 256, 0, 1},
+                                              Row{"w", false, 1, 256, 0, 1},
+                                              Row{"s", false, 1, 256, 0, 1},
+                                              Row{"u", true, 1, 256, 1, 1}));
+  ASSERT_TRUE(w.buffers(2).has_alias_id());
+  EXPECT_EQ(w.buffers(2).alias_id(), w.buffers(4).alias_id());
+  EXPECT_FALSE(w.buffers(1).has_alias_id());
+  ExpectRandomGameValidates(w, 4);
+}
+
+TEST(HloImporterTest, ExistingCopyStartDonePairsAndMemorySpaces) {
+  const HloImportResult result = Import(R"(HloModule cp, is_scheduled=true
+ENTRY e {
+  p = f32[32]{0} parameter(0)
+  cs = (f32[32]{0:S(1)}, f32[32]{0}, u32[]) copy-start(p)
+  cd = f32[32]{0:S(1)} copy-done(cs)
+  ROOT n = f32[32]{0:S(1)} negate(cd)
+})");
+  const Workload& w = result.workload;
+  EXPECT_THAT(Names(w), ::testing::ElementsAre("cs", "n"));
+  // copy-start reads p, writes the copy {0} and its context {2}; element
+  // {1} is p itself. copy-done is the copy {0}.
+  EXPECT_THAT(Rows(w), ::testing::ElementsAre(Row{"p", false, 0, 128, 0, 0},
+                                              Row{"cs{0}", true, 0, 128, 0, 1},
+                                              Row{"cs{2}", true, 0, 4, 0, 0},
+                                              Row{"cs{0}", false, 1, 128, 0, 1},
+                                              Row{"n", true, 1, 128, 1, 1}));
+}
+
+TEST(HloImporterTest, FusionIsOneInstructionCostedByItsFusedFlops) {
+  const HloImportResult result = Import(R"(HloModule fu, is_scheduled=true
+fused {
+  a = f32[8,16]{1,0} parameter(0)
+  b = f32[16,4]{1,0} parameter(1)
+  d = f32[8,4]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT r = f32[8,4]{1,0} maximum(d, d)
+}
+ENTRY e {
+  a = f32[8,16]{1,0} parameter(0)
+  b = f32[16,4]{1,0} parameter(1)
+  ROOT f = f32[8,4]{1,0} fusion(a, b), kind=kOutput, calls=fused
+})");
+  const Workload& w = result.workload;
+  ASSERT_EQ(w.instructions_size(), 1);
+  // dot: 2 x 32 outputs x 16 contracted = 1024; maximum: 32.
+  EXPECT_EQ(w.instructions(0).roofline().flops(), 1056);
+  EXPECT_EQ(w.buffers_size(), 3);
+}
+
+TEST(HloImporterTest, ConvolutionAndGpuCustomCallsCostedFromAttributes) {
+  const HloImportResult result = Import(R"(HloModule gpu, is_scheduled=true
+ENTRY e {
+  x = f32[1,8,8,4]{3,2,1,0} parameter(0)
+  k = f32[3,3,4,16]{3,2,1,0} parameter(1)
+  c = f32[1,8,8,16]{3,2,1,0} convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  a = f32[8,16]{1,0} parameter(2)
+  b = f32[16,4]{1,0} parameter(3)
+  g = (f32[8,4]{1,0}, s8[1024]{0}) custom-call(a, b), custom_call_target="__cublas$gemm", backend_config={"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"]}}}
+  xn = f32[1,4,8,8]{3,2,1,0} parameter(4)
+  kn = f32[16,4,3,3]{3,2,1,0} parameter(5)
+  d = (f32[1,16,8,8]{3,2,1,0}, u8[0]{0}) custom-call(xn, kn), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, custom_call_target="__cudnn$convForward", backend_config="{\"conv_result_scale\":1}"
+  g0 = f32[8,4]{1,0} get-tuple-element(g), index=0
+  d0 = f32[1,16,8,8]{3,2,1,0} get-tuple-element(d), index=0
+  ROOT t = (f32[1,8,8,16]{3,2,1,0}, f32[8,4]{1,0}, f32[1,16,8,8]{3,2,1,0}) tuple(c, g0, d0)
+})");
+  const Workload& w = result.workload;
+  ASSERT_EQ(w.instructions_size(), 3);
+  // 2 x 1024 outputs x (3 x 3 x 4) per output.
+  EXPECT_EQ(w.instructions(0).roofline().flops(), 73728);
+  EXPECT_EQ(w.instructions(1).roofline().flops(), 1024);
+  EXPECT_EQ(w.instructions(2).roofline().flops(), 73728);
+  // The cuDNN scratch u8[0] has no buffer: xn, kn, d{0}.
+  int at_two = 0;
+  for (const Buffer& b : w.buffers()) at_two += b.target_time() == 2;
+  EXPECT_EQ(at_two, 3);
+  EXPECT_TRUE(result.warnings.empty());
+}
+
+TEST(HloImporterTest, TokensEmptyArraysAndUnknownCustomCalls) {
+  const HloImportResult result = Import(R"(HloModule tok, is_scheduled=true
+ENTRY e {
+  t = token[] after-all()
+  p = f32[4]{0} parameter(0)
+  e = f32[0]{0} constant({})
+  o = (f32[4]{0}, token[]) custom-call(p, t, e), custom_call_target="foo"
+  ROOT g = f32[4]{0} get-tuple-element(o), index=0
+})");
+  EXPECT_THAT(Rows(result.workload),
+              ::testing::ElementsAre(Row{"p", false, 0, 16, 0, 0},
+                                     Row{"o{0}", true, 0, 16, 0, 0}));
+  ASSERT_EQ(result.warnings.size(), 1u);
+  EXPECT_THAT(result.warnings[0],
+              HasSubstr("test.hlo:6: custom-call 'foo' has no cost model"));
+}
+
+TEST(HloImporterTest, UnscheduledModuleUsesADependencyRespectingOrder) {
+  const HloImportResult result = Import(R"(HloModule un
+ENTRY e {
+  p = f32[4]{0} parameter(0)
+  ROOT b = f32[4]{0} add(a, a)
+  a = f32[4]{0} negate(p)
+})");
+  EXPECT_THAT(Names(result.workload), ::testing::ElementsAre("a", "b"));
+  EXPECT_EQ(result.workload.provenance().at("is_scheduled"), "false");
+}
+
+absl::Status ImportError(const std::string& text) {
+  auto result = ImportHloText(text, TestOptions());
+  return result.ok() ? absl::OkStatus() : result.status();
+}
+
+TEST(HloImporterTest, MalformedModulesGiveErrorsNamingTheLine) {
+  EXPECT_THAT(ImportError("HloModule s, is_scheduled=true\nENTRY e {\n  p = "
+                          "f32[4] parameter(0)\n  ROOT b = f32[4] add(a, a)\n"
+                          "  a = f32[4] negate(p)\n}\n")
+                  .message(),
+              HasSubstr("test.hlo:4: operand 'a' is used before its "
+                        "definition"));
+  EXPECT_THAT(ImportError("HloModule s\nENTRY e {\n  ROOT b = f32[4] "
+                          "negate(nowhere)\n}\n")
+                  .message(),
+              HasSubstr("test.hlo:3: operand 'nowhere' is not defined"));
+  EXPECT_THAT(ImportError("HloModule s\nENTRY e {\n  p = (f32[4]) "
+                          "parameter(0)\n  ROOT g = f32[4] "
+                          "get-tuple-element(p), index=3\n}\n")
+                  .message(),
+              HasSubstr("test.hlo:4: get-tuple-element 'g': index 3"));
+  EXPECT_THAT(ImportError("HloModule s\nENTRY e {\n  ROOT p = f32[4] "
+                          "parameter(0)\n}\n")
+                  .message(),
+              HasSubstr("does no work"));
+  EXPECT_THAT(ImportError("HloModule s\nENTRY e {\n  p = f32[4] parameter(0)\n"
+                          "  ROOT q = f32[4] negate(p)\n")
+                  .message(),
+              HasSubstr("not closed"));
+  EXPECT_THAT(ImportError("HloModule s\nENTRY e {\n  ROOT q = f32[4] "
+                          "teleport()\n}\n")
+                  .message(),
+              HasSubstr("test.hlo:3: unknown opcode 'teleport'"));
+}
+
+TEST(HloImporterTest, MissingFileIsNotFound) {
+  auto result = ImportHloFile("/nonexistent/x.hlo", TestOptions());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace mmapzero::hlo

@@ -1,0 +1,214 @@
+#include "common/hlo/hlo_shape.h"
+
+#include <cctype>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/hlo/hlo_lexer.h"
+
+namespace mmapzero::hlo {
+namespace {
+
+constexpr int64_t kMaxBytes = int64_t{1} << 56;
+
+struct TypeBits {
+  const char* name;
+  int bits;
+};
+
+constexpr TypeBits kTypes[] = {
+    {"pred", 8}, {"s2", 2},   {"u2", 2},   {"s4", 4},     {"u4", 4},
+    {"s8", 8},   {"u8", 8},   {"s16", 16}, {"u16", 16},   {"s32", 32},
+    {"u32", 32}, {"s64", 64}, {"u64", 64}, {"f16", 16},   {"bf16", 16},
+    {"f32", 32}, {"f64", 64}, {"c64", 64}, {"c128", 128}, {"tf32", 32},
+};
+
+void SkipBlanks(std::string_view text, size_t* pos) {
+  while (*pos < text.size() &&
+         std::isspace(static_cast<unsigned char>(text[*pos]))) {
+    ++*pos;
+  }
+}
+
+absl::Status ShapeError(std::string_view text, size_t pos,
+                        std::string_view what) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("bad shape: ", std::string(what), " at \"",
+                   std::string(text.substr(pos, 40)), "\""));
+}
+
+absl::StatusOr<HloShape> ParseTuple(std::string_view text, size_t* pos) {
+  const size_t close = FindClosing(text, *pos);
+  if (close == std::string_view::npos) {
+    return ShapeError(text, *pos, "unclosed tuple");
+  }
+  HloShape shape;
+  shape.kind = HloShape::Kind::kTuple;
+  std::string_view inner = text.substr(*pos + 1, close - *pos - 1);
+  for (std::string_view piece : SplitTopLevel(inner, ',')) {
+    auto element = ParseShapeText(piece);
+    if (!element.ok()) return element.status();
+    shape.elements.push_back(*std::move(element));
+  }
+  *pos = close + 1;
+  return shape;
+}
+
+absl::Status ParseDims(std::string_view text, size_t* pos, HloShape* shape) {
+  const size_t close = text.find(']', *pos);
+  if (close == std::string_view::npos) {
+    return ShapeError(text, *pos, "missing ']'");
+  }
+  for (std::string_view dim :
+       SplitTopLevel(text.substr(*pos + 1, close - *pos - 1), ',')) {
+    ConsumePrefix(&dim, "<=");  // dynamic: sized at its bound
+    if (dim == "?") return ShapeError(text, *pos, "unbounded dimension '?'");
+    int64_t value = 0;
+    if (dim.empty()) return ShapeError(text, *pos, "empty dimension");
+    for (char c : dim) {
+      if (!std::isdigit(static_cast<unsigned char>(c)) ||
+          value > kMaxBytes / 10) {
+        return ShapeError(text, *pos, "dimension is not a size");
+      }
+      value = value * 10 + (c - '0');
+    }
+    shape->dims.push_back(value);
+  }
+  *pos = close + 1;
+  return absl::OkStatus();
+}
+
+// Layout `{minor_to_major[:T(..)..S(n)]}`: only tiles and memory space
+// matter to the importer.
+absl::Status ParseLayout(std::string_view text, size_t* pos, HloShape* shape) {
+  if (*pos >= text.size() || text[*pos] != '{') return absl::OkStatus();
+  const size_t close = FindClosing(text, *pos);
+  if (close == std::string_view::npos) {
+    return ShapeError(text, *pos, "unclosed layout");
+  }
+  const std::string_view layout = text.substr(*pos, close - *pos + 1);
+  shape->tiled = layout.find("T(") != std::string_view::npos;
+  if (size_t s = layout.find("S("); s != std::string_view::npos) {
+    const std::vector<int64_t> space = IntegersIn(layout.substr(s));
+    if (!space.empty()) shape->memory_space = space.front();
+  }
+  *pos = close + 1;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int ElementTypeBits(std::string_view name) {
+  for (const TypeBits& type : kTypes) {
+    if (name == type.name) return type.bits;
+  }
+  if (name.substr(0, 2) == "f8") return 8;  // f8e5m2, f8e4m3fn, ...
+  if (name.substr(0, 2) == "f6") return 8;  // f6e2m3fn, f6e3m2fn: one byte
+  if (name.substr(0, 2) == "f4") return 4;  // f4e2m1fn: packed
+  return 0;
+}
+
+int64_t HloShape::ElementCount() const {
+  if (kind != Kind::kArray) return 0;
+  int64_t count = 1;
+  for (int64_t dim : dims) count *= dim;
+  return count;
+}
+
+int64_t HloShape::ByteSize() const {
+  switch (kind) {
+    case Kind::kArray:
+      return (ElementCount() * element_bits + 7) / 8;
+    case Kind::kTuple: {
+      int64_t bytes = 0;
+      for (const HloShape& element : elements) bytes += element.ByteSize();
+      return bytes;
+    }
+    default:
+      return 0;
+  }
+}
+
+void HloShape::AppendLeaves(std::vector<const HloShape*>* leaves) const {
+  if (!IsTuple()) {
+    leaves->push_back(this);
+    return;
+  }
+  for (const HloShape& element : elements) element.AppendLeaves(leaves);
+}
+
+int HloShape::LeafCount() const {
+  if (!IsTuple()) return 1;
+  int count = 0;
+  for (const HloShape& element : elements) count += element.LeafCount();
+  return count;
+}
+
+std::string HloShape::ToString() const {
+  switch (kind) {
+    case Kind::kArray:
+      return absl::StrCat(element_type, "[", absl::StrJoin(dims, ","), "]");
+    case Kind::kTuple: {
+      std::vector<std::string> parts;
+      for (const HloShape& element : elements) {
+        parts.push_back(element.ToString());
+      }
+      return absl::StrCat("(", absl::StrJoin(parts, ", "), ")");
+    }
+    case Kind::kToken:
+      return "token[]";
+    case Kind::kOpaque:
+      return "opaque[]";
+  }
+  return "";
+}
+
+absl::StatusOr<HloShape> ParseShape(std::string_view text, size_t* pos) {
+  SkipBlanks(text, pos);
+  if (*pos >= text.size()) return ShapeError(text, *pos, "missing shape");
+  if (text[*pos] == '(') return ParseTuple(text, pos);
+  size_t end = *pos;
+  while (end < text.size() &&
+         std::isalnum(static_cast<unsigned char>(text[end]))) {
+    ++end;
+  }
+  const std::string_view type = text.substr(*pos, end - *pos);
+  HloShape shape;
+  if (type == "token" || type == "opaque") {
+    shape.kind =
+        type == "token" ? HloShape::Kind::kToken : HloShape::Kind::kOpaque;
+  } else {
+    shape.element_bits = ElementTypeBits(type);
+    if (shape.element_bits == 0) {
+      return ShapeError(text, *pos, "unknown element type");
+    }
+    shape.element_type = std::string(type);
+  }
+  *pos = end;
+  if (*pos >= text.size() || text[*pos] != '[') {
+    return ShapeError(text, *pos, "expected '[' after the element type");
+  }
+  if (auto status = ParseDims(text, pos, &shape); !status.ok()) return status;
+  if (shape.kind == HloShape::Kind::kArray) {
+    double elements = 1;
+    for (int64_t dim : shape.dims) elements *= static_cast<double>(dim);
+    if (elements * shape.element_bits / 8 > static_cast<double>(kMaxBytes)) {
+      return ShapeError(text, *pos, "array too large");
+    }
+  }
+  if (auto status = ParseLayout(text, pos, &shape); !status.ok()) {
+    return status;
+  }
+  return shape;
+}
+
+absl::StatusOr<HloShape> ParseShapeText(std::string_view text) {
+  size_t pos = 0;
+  auto shape = ParseShape(text, &pos);
+  if (!shape.ok()) return shape.status();
+  SkipBlanks(text, &pos);
+  if (pos != text.size()) return ShapeError(text, pos, "text after the shape");
+  return shape;
+}
+
+}  // namespace mmapzero::hlo

@@ -1,0 +1,36 @@
+// Builds the MMapGame workload of a parsed HLO module's entry computation
+// (docs/hlo-import.md):
+//  - every entry instruction that does work is one game instruction, in
+//    program order; parameters, constants and bookkeeping ops (after-all,
+//    partition-id) hold data from the start; tuple, get-tuple-element,
+//    bitcast and the `*-done` halves of async pairs are views that name data
+//    defined elsewhere, so they add neither instructions nor buffers;
+//  - a tensor is one array leaf of an HLO value after views are resolved;
+//    its live range runs from its definition (0 for data present at the
+//    start) to its last use, or to the end for the module's outputs;
+//  - each instruction gets one operand buffer per distinct tensor it reads
+//    and one output buffer per tensor it defines; zero-byte tensors (tokens,
+//    empty arrays) get none;
+//  - alias groups tie the operand and output buffers that XLA places in one
+//    allocation: dynamic-update-slice and scatter (in place), while-loop
+//    state, output_to_operand_aliasing, and the module's input_output_alias.
+#ifndef MMAPZERO_COMMON_HLO_HLO_WORKLOAD_BUILDER_H_
+#define MMAPZERO_COMMON_HLO_HLO_WORKLOAD_BUILDER_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/hlo/hlo_importer.h"
+#include "common/hlo/hlo_module.h"
+
+namespace mmapzero::hlo {
+
+// `order`: the entry computation's instruction indices in program order
+// (hlo_program_order.h). The workload is not checked here.
+absl::StatusOr<HloImportResult> BuildWorkload(const HloModule& module,
+                                              const std::vector<int>& order,
+                                              const HloImportOptions& options);
+
+}  // namespace mmapzero::hlo
+
+#endif  // MMAPZERO_COMMON_HLO_HLO_WORKLOAD_BUILDER_H_

@@ -1,0 +1,56 @@
+// The "XLA" baseline: a memory-space-assignment heuristic after XLA's MSA
+// (docs/heuristic.md). It plans in its own order (heuristic_planner.h) and
+// plays the plan through the engine (plan_player.h), so its solutions are
+// legal by construction. Deterministic: no randomness at all.
+//
+// Settings (MakeSolver("heuristic", ...)):
+//   min_ratio, preferred_ratio, max_ratio  overlap-to-copy ratios of the
+//       prefetch interval picker; defaults 0.8 / 1.5 / 10 (XLA's);
+//   capacity_fraction  share of fast memory the plan may fill (default 1);
+//   tuned  0 or 1: when 1, a small grid over preferred / max ratio and
+//       capacity fraction, within the wall budget, keeping the best game
+//       (the settings above are its first point). Reported as
+//       "heuristic-tuned".
+// Unknown keys and bad values are InvalidArgument naming them.
+#ifndef MMAPZERO_COMMON_SOLVERS_HEURISTIC_HEURISTIC_SOLVER_H_
+#define MMAPZERO_COMMON_SOLVERS_HEURISTIC_HEURISTIC_SOLVER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/solvers/heuristic/heuristic_planner.h"
+#include "common/solvers/solver.h"
+
+namespace mmapzero::solvers {
+
+struct HeuristicOptions {
+  PlannerOptions planner;
+  bool tuned = false;
+};
+
+absl::StatusOr<HeuristicOptions> ParseHeuristicSettings(
+    const SolverSettings& settings);
+
+// The planner settings the tuned variant tries, `base` first.
+std::vector<PlannerOptions> TuningGrid(const PlannerOptions& base);
+
+class HeuristicSolver : public Solver {
+ public:
+  explicit HeuristicSolver(HeuristicOptions options) : options_(options) {}
+
+  absl::StatusOr<Solution> Solve(
+      const std::shared_ptr<const game::Program>& program,
+      const SolverBudget& budget) override;
+  std::string name() const override {
+    return options_.tuned ? "heuristic-tuned" : "heuristic";
+  }
+
+ private:
+  HeuristicOptions options_;
+};
+
+}  // namespace mmapzero::solvers
+
+#endif  // MMAPZERO_COMMON_SOLVERS_HEURISTIC_HEURISTIC_SOLVER_H_
