@@ -62,7 +62,7 @@ absl::StatusOr<GeneratorOptions> ParseOptions(const CommandLine& line) {
   options.seed = static_cast<uint64_t>(seed);
 
   options.hardware_profile = line.GetString("profile", "tpu-v4i");
-  if (auto profile = HardwareProfileByName(options.hardware_profile);
+  if (auto profile = ResolveHardwareProfile(options.hardware_profile);
       !profile.ok()) {
     return FlagError("profile", profile.status());
   }

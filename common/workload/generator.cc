@@ -181,7 +181,7 @@ std::string ProgramModeName(ProgramMode mode) {
 absl::StatusOr<Workload> GenerateWorkload(const GeneratorOptions& options) {
   RETURN_IF_ERROR(CheckOptions(options));
   ASSIGN_OR_RETURN(HardwareProfile hardware,
-                   HardwareProfileByName(options.hardware_profile));
+                   ResolveHardwareProfile(options.hardware_profile));
   const int64_t memory_size = options.memory_size > 0
                                   ? options.memory_size
                                   : hardware.fast_memory_bytes();
