@@ -82,6 +82,20 @@ absl::StatusOr<double> CommandLine::GetDouble(const std::string& flag,
   return value;
 }
 
+absl::StatusOr<std::string> CommandLine::GetRequired(
+    const std::string& flag, const std::string& usage) const {
+  if (!Has(flag)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, " is required; usage: mmapctl ", usage));
+  }
+  return GetString(flag, "");
+}
+
+absl::Status FlagError(const std::string& flag, const absl::Status& status) {
+  return absl::Status(status.code(),
+                      absl::StrCat("--", flag, ": ", status.message()));
+}
+
 absl::Status CommandLine::ExpectPositional(size_t count,
                                            const std::string& usage) const {
   if (positional_.size() == count) return absl::OkStatus();

@@ -33,6 +33,10 @@ class CommandLine {
                                  int64_t fallback) const;
   absl::StatusOr<double> GetDouble(const std::string& flag,
                                    double fallback) const;
+  // The value of a flag that must be given; InvalidArgument quoting `usage`
+  // when it is missing.
+  absl::StatusOr<std::string> GetRequired(const std::string& flag,
+                                          const std::string& usage) const;
   // InvalidArgument unless exactly `count` positional arguments were given;
   // `usage` is quoted in the message.
   absl::Status ExpectPositional(size_t count, const std::string& usage) const;
@@ -41,6 +45,10 @@ class CommandLine {
   std::vector<std::string> positional_;
   std::map<std::string, std::string> flags_;
 };
+
+// `status` with "--flag: " in front of its message, for errors about the
+// value a flag named.
+absl::Status FlagError(const std::string& flag, const absl::Status& status);
 
 }  // namespace mmapzero::cli
 

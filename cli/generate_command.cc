@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/workload_summary.h"
 #include "common/base/status_macros.h"
 #include "common/workload/generator.h"
 #include "common/workload/hardware_profiles.h"
@@ -22,23 +23,9 @@ constexpr char kUsage[] =
     "[--profile tpu-v4i|gpu-a100|gpu-h100] [--memory-size BYTES] "
     "[--alignment A] [--pressure P] [--static-features]";
 
-absl::Status FlagError(const std::string& flag, const absl::Status& status) {
-  return absl::Status(status.code(),
-                      absl::StrCat("--", flag, ": ", status.message()));
-}
-
-absl::StatusOr<std::string> RequiredFlag(const CommandLine& line,
-                                         const std::string& flag) {
-  if (!line.Has(flag)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", flag, " is required; usage: mmapctl ", kUsage));
-  }
-  return line.GetString(flag, "");
-}
-
 absl::StatusOr<GeneratorOptions> ParseOptions(const CommandLine& line) {
   GeneratorOptions options;
-  ASSIGN_OR_RETURN(const std::string family, RequiredFlag(line, "family"));
+  ASSIGN_OR_RETURN(const std::string family, line.GetRequired("family", kUsage));
   auto parsed_family = ParseModelFamily(family);
   if (!parsed_family.ok()) return FlagError("family", parsed_family.status());
   options.family = *parsed_family;
@@ -46,14 +33,14 @@ absl::StatusOr<GeneratorOptions> ParseOptions(const CommandLine& line) {
   if (!mode.ok()) return FlagError("mode", mode.status());
   options.mode = *mode;
 
-  RETURN_IF_ERROR(RequiredFlag(line, "buffers").status());
+  RETURN_IF_ERROR(line.GetRequired("buffers", kUsage).status());
   ASSIGN_OR_RETURN(const int64_t buffers, line.GetInt("buffers", 0));
   if (buffers < 1 || buffers > kMaxTargetBuffers) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--buffers: must be in [1, ", kMaxTargetBuffers, "], got ", buffers));
   }
   options.target_buffers = static_cast<int>(buffers);
-  RETURN_IF_ERROR(RequiredFlag(line, "seed").status());
+  RETURN_IF_ERROR(line.GetRequired("seed", kUsage).status());
   ASSIGN_OR_RETURN(const int64_t seed, line.GetInt("seed", 0));
   if (seed < 0) {
     return absl::InvalidArgumentError(
@@ -86,10 +73,6 @@ absl::StatusOr<GeneratorOptions> ParseOptions(const CommandLine& line) {
   return options;
 }
 
-std::string Mib(int64_t bytes) {
-  return absl::StrFormat("%.1f MiB", static_cast<double>(bytes) / (1 << 20));
-}
-
 }  // namespace
 
 absl::Status RunGenerate(const Args& args) {
@@ -101,7 +84,7 @@ absl::Status RunGenerate(const Args& args) {
                          {"static-features"}));
   RETURN_IF_ERROR(line.ExpectPositional(0, kUsage));
   ASSIGN_OR_RETURN(const GeneratorOptions options, ParseOptions(line));
-  ASSIGN_OR_RETURN(const std::string out, RequiredFlag(line, "out"));
+  ASSIGN_OR_RETURN(const std::string out, line.GetRequired("out", kUsage));
 
   ASSIGN_OR_RETURN(Workload workload, GenerateWorkload(options));
   if (line.Has("static-features")) {
@@ -110,15 +93,7 @@ absl::Status RunGenerate(const Args& args) {
   }
   RETURN_IF_ERROR(WriteProtoFile(out, workload));
 
-  const WorkloadStats stats = ComputeWorkloadStats(workload);
-  std::cout << absl::StrFormat(
-      "%s: %s, %d buffers, %d instructions, %d tensors, %d alias groups, "
-      "peak live %s = %.2fx memory %s\n",
-      out, workload.name(), stats.num_buffers, stats.num_instructions,
-      stats.num_tensors, stats.num_alias_groups, Mib(stats.peak_live_bytes),
-      static_cast<double>(stats.peak_live_bytes) /
-          static_cast<double>(workload.memory_size()),
-      Mib(workload.memory_size()));
+  std::cout << WorkloadSummary(out, workload) << "\n";
   return absl::OkStatus();
 }
 

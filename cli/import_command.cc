@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/workload_summary.h"
 #include "common/base/status_macros.h"
 #include "common/hlo/hlo_importer.h"
 #include "common/workload/hardware_profiles.h"
@@ -21,24 +22,13 @@ constexpr char kUsage[] =
     "import MODULE.hlo --hardware NAME_OR_FILE --out WORKLOAD "
     "[--memory-size BYTES] [--alignment A]";
 
-absl::StatusOr<std::string> RequiredFlag(const CommandLine& line,
-                                         const std::string& flag) {
-  if (!line.Has(flag)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", flag, " is required; usage: mmapctl ", kUsage));
-  }
-  return line.GetString(flag, "");
-}
-
 absl::StatusOr<hlo::HloImportOptions> ParseOptions(const CommandLine& line) {
   hlo::HloImportOptions options;
   options.source_name = line.positional()[0];
-  ASSIGN_OR_RETURN(const std::string hardware, RequiredFlag(line, "hardware"));
+  ASSIGN_OR_RETURN(const std::string hardware, line.GetRequired("hardware", kUsage));
   auto profile = ResolveHardwareProfile(hardware);
   if (!profile.ok()) {
-    return absl::Status(
-        profile.status().code(),
-        absl::StrCat("--hardware: ", profile.status().message()));
+    return FlagError("hardware", profile.status());
   }
   options.hardware = *std::move(profile);
   ASSIGN_OR_RETURN(options.memory_size, line.GetInt("memory-size", 0));
@@ -55,10 +45,6 @@ absl::StatusOr<hlo::HloImportOptions> ParseOptions(const CommandLine& line) {
   return options;
 }
 
-std::string Mib(int64_t bytes) {
-  return absl::StrFormat("%.1f MiB", static_cast<double>(bytes) / (1 << 20));
-}
-
 }  // namespace
 
 absl::Status RunImport(const Args& args) {
@@ -68,7 +54,7 @@ absl::Status RunImport(const Args& args) {
                          {}));
   RETURN_IF_ERROR(line.ExpectPositional(1, kUsage));
   ASSIGN_OR_RETURN(const hlo::HloImportOptions options, ParseOptions(line));
-  ASSIGN_OR_RETURN(const std::string out, RequiredFlag(line, "out"));
+  ASSIGN_OR_RETURN(const std::string out, line.GetRequired("out", kUsage));
 
   ASSIGN_OR_RETURN(const hlo::HloImportResult result,
                    hlo::ImportHloFile(line.positional()[0], options));
@@ -78,15 +64,8 @@ absl::Status RunImport(const Args& args) {
   RETURN_IF_ERROR(WriteProtoFile(out, result.workload));
 
   const Workload& workload = result.workload;
-  const WorkloadStats stats = ComputeWorkloadStats(workload);
-  std::cout << absl::StrFormat(
-      "%s: %s, %d instructions, %d buffers, %d tensors, %d alias groups, "
-      "peak live %s = %.2fx memory %s, %d warnings\n",
-      out, workload.name(), stats.num_instructions, stats.num_buffers,
-      stats.num_tensors, stats.num_alias_groups, Mib(stats.peak_live_bytes),
-      static_cast<double>(stats.peak_live_bytes) /
-          static_cast<double>(workload.memory_size()),
-      Mib(workload.memory_size()), result.warnings.size());
+  std::cout << WorkloadSummary(out, workload) << ", " << result.warnings.size()
+            << " warnings\n";
   if (workload.provenance().count("is_scheduled") > 0 &&
       workload.provenance().at("is_scheduled") != "true") {
     std::cout << "not scheduled: using the entry computation's order\n";

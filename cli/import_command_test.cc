@@ -50,7 +50,7 @@ TEST(ImportCommandTest, WritesCheckedWorkloadAndPrintsSummaryAndWarnings) {
   EXPECT_EQ(workload->buffers_size(), 4);  // p, n; n, c
   EXPECT_EQ(workload->memory_size(), 4096);
   EXPECT_EQ(workload->hardware().name(), "gpu-a100");
-  EXPECT_THAT(printed, HasSubstr("2 instructions, 4 buffers, 3 tensors, "
+  EXPECT_THAT(printed, HasSubstr("4 buffers, 2 instructions, 3 tensors, "
                                  "0 alias groups"));
   EXPECT_THAT(printed, HasSubstr("1 warnings"));
   EXPECT_THAT(printed,

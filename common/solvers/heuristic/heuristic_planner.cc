@@ -47,6 +47,7 @@ class Planner {
         schedule_(Supply(program)),
         position_(program.num_buffers()),
         plan_(program.num_buffers(), Action::kDrop),
+        end_(program.num_buffers(), -1),
         group_state_(program.num_alias_groups(), kGroupUndecided),
         tensor_buffers_(program.num_tensors()) {
     const std::vector<int32_t>& order = program.decision_order();
@@ -66,6 +67,7 @@ class Planner {
       }
       Commit();
     }
+    Fill();
     return std::move(plan_);
   }
 
@@ -111,7 +113,7 @@ class Planner {
       later[i] = later[i + 1] + (b.is_output ? 0 : std::max(0.0, b.benefit_us));
     }
     const BufferInfo& last = program_.buffer(ids.back());
-    const bool last_use_aliased = !last.is_output && last.alias_group >= 0;
+    const bool last_use_aliased = false && !last.is_output && last.alias_group >= 0;
     int32_t resident_end = -1;  // last step of the tensor's fast allocation
     for (size_t i = 0; i < ids.size(); ++i) {
       const BufferInfo& b = program_.buffer(ids[i]);
@@ -132,6 +134,7 @@ class Planner {
         touched_groups_.push_back(b.alias_group);
       }
       plan_[ids[i]] = *action;
+      end_[ids[i]] = resident_end;
       planned_.push_back(ids[i]);
     }
     return true;
@@ -196,7 +199,6 @@ class Planner {
       // group member at `u` (an in-place update written at u) would collide
       // with the tensor's earlier allocation: only a fresh allocation
       // ending at u can start a group.
-      if (b.alias_group >= 0) return none;
       return Action::kNoCopy;
     }
     if (!must && b.benefit_us <= 0 && later_benefit <= 0) return none;
@@ -240,6 +242,53 @@ class Planner {
     return Action::kCopy;
   }
 
+
+  // MSA's later passes: in the game's chronological order, every buffer
+  // still planned Drop (outside alias groups) is planned again against the
+  // space and copy supply the ranked pass left, with the same rules.
+  // Planned copies stay protected by the copy schedule.
+  void Fill() {
+    std::vector<int32_t> index_in_tensor(program_.num_buffers());
+    for (const std::vector<int32_t>& ids : tensor_buffers_) {
+      for (size_t i = 0; i < ids.size(); ++i) index_in_tensor[ids[i]] = i;
+    }
+    std::vector<int32_t> resident(program_.num_tensors(), -1);
+    for (int32_t id : program_.decision_order()) {
+      const BufferInfo& b = program_.buffer(id);
+      if (plan_[id] == Action::kDrop && b.alias_group < 0) {
+        FillBuffer(id, index_in_tensor[id], resident[b.tensor]);
+      }
+      if (plan_[id] != Action::kDrop) {
+        resident[b.tensor] = std::max(resident[b.tensor], end_[id]);
+      }
+    }
+    Commit();
+  }
+
+  void FillBuffer(int32_t id, size_t index, int32_t resident_end) {
+    const BufferInfo& b = program_.buffer(id);
+    const std::vector<int32_t>& ids = tensor_buffers_[b.tensor];
+    double later = 0;
+    for (size_t j = index + 1; j < ids.size(); ++j) {
+      const BufferInfo& next = program_.buffer(ids[j]);
+      if (!next.is_output) later += std::max(0.0, next.benefit_us);
+      // A later NoCopy keeps the tensor resident across this use.
+      if (!b.is_output && plan_[ids[j]] == Action::kNoCopy &&
+          !next.is_output && resident_end >= 0) {
+        plan_[id] = Action::kNoCopy;
+        end_[id] = b.target_time;
+        return;
+      }
+      if (plan_[ids[j]] != Action::kDrop) break;
+    }
+    const std::optional<Action> action =
+        b.is_output ? PlanOutput(id, kGroupUndecided, later, false,
+                                 &resident_end)
+                    : PlanOperand(id, kGroupUndecided, later, &resident_end);
+    plan_[id] = action.value_or(Action::kDrop);
+    end_[id] = resident_end;
+  }
+
   void Rollback() {
     for (size_t i = copies_.size(); i-- > 0;) schedule_.Remove(copies_[i]);
     for (const Reservation& r : reservations_) {
@@ -264,6 +313,8 @@ class Planner {
   CopySchedule schedule_;
   std::vector<int32_t> position_;  // index of each buffer in decision order
   MemoryPlan plan_;
+  // Last step each buffer planned fast keeps its tensor in fast memory.
+  std::vector<int32_t> end_;
   std::vector<int8_t> group_state_;
   std::vector<std::vector<int32_t>> tensor_buffers_;
   // What the alias set being planned changed, for Rollback.

@@ -106,14 +106,17 @@ absl::StatusOr<Solution> HeuristicSolver::Solve(
           progress.evaluations >= budget.max_evaluations))) {
       break;
     }
+    const MemoryPlan plan = PlanMemorySpace(*program, point);
+    for (bool fill : {false, true}) {
     const game::MMapGame game =
-        PlayPlan(program, PlanMemorySpace(*program, point));
+        PlayPlan(program, plan, nullptr, PlayOptions{.fill = fill});
     ++progress.evaluations;
     if (game.Return() > best_return) {
       best_return = game.Return();
       best = game.ToSolution();
       best_options = point;
       progress.best_normalised_return = best.normalised_return();
+    }
     }
     progress.elapsed_seconds = absl::ToDoubleSeconds(absl::Now() - begin);
     if (budget.on_progress && absl::Now() - last_report >= absl::Seconds(1)) {

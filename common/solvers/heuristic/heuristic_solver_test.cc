@@ -2,6 +2,7 @@
 // the examples and greedy-by-benefit on most generated workloads, and its
 // settings are checked.
 #include "common/solvers/heuristic/heuristic_solver.h"
+#include "common/solvers/heuristic/plan_player.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -182,4 +183,24 @@ TEST(HeuristicSolverTest, RejectsUnknownAndBadSettings) {
 }
 
 }  // namespace
+}  // namespace mmapzero::solvers
+namespace mmapzero::solvers {
+TEST(HeuristicTmp, Grid) {
+  for (const char* name : {"small.json", "medium.json"}) {
+  auto workload =
+      ReadWorkload(std::string(MMAPZERO_SOURCE_DIR "/examples/") + name);
+  auto program = *game::Program::Create(*workload);
+  PlannerOptions base;
+  for (const PlannerOptions& p : TuningGrid(base)) {
+    const MemoryPlan plan = PlanMemorySpace(*program, p);
+    for (bool fill : {false, true}) {
+      PlayStats st;
+      auto g = PlayPlan(program, plan, &st, PlayOptions{.fill = fill});
+      std::printf("%s pref %.1f max %.0f cap %.1f fill %d: %.4f refused %d backups %d\n", name,
+                  p.ratios.preferred, p.ratios.max, p.capacity_fraction, fill,
+                  g.NormalisedReturn(), st.refused, g.drop_backups());
+    }
+  }
+  }
+}
 }  // namespace mmapzero::solvers

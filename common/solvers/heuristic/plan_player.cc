@@ -11,7 +11,12 @@ bool Legal(uint8_t mask, Action action) {
   return (mask & (1u << static_cast<int>(action))) != 0;
 }
 
-Action Choose(Action planned, uint8_t mask) {
+Action Choose(Action planned, uint8_t mask, bool fill) {
+  if (fill && planned == Action::kDrop) {
+    for (Action action : {Action::kNoCopy, Action::kCopy}) {
+      if (Legal(mask, action)) return action;
+    }
+  }
   if (Legal(mask, planned)) return planned;
   if (planned == Action::kNoCopy && Legal(mask, Action::kCopy)) {
     return Action::kCopy;
@@ -27,14 +32,18 @@ Action Choose(Action planned, uint8_t mask) {
 }  // namespace
 
 game::MMapGame PlayPlan(const std::shared_ptr<const game::Program>& program,
-                        const MemoryPlan& plan, PlayStats* stats) {
+                        const MemoryPlan& plan, PlayStats* stats,
+                        const PlayOptions& options) {
   game::MMapGame game(program);
   PlayStats local;
   while (!game.IsTerminal()) {
     const Action planned = plan[game.CurrentBuffer()];
     const uint8_t mask = game.LegalActionMask();
     if (!Legal(mask, planned)) ++local.refused;
-    game.ApplyAction(Choose(planned, mask));
+    const bool fill =
+        options.fill &&
+        game.program().buffer(game.CurrentBuffer()).benefit_us > 0;
+    game.ApplyAction(Choose(planned, mask, fill));
     ++local.moves;
   }
   if (stats != nullptr) *stats = local;

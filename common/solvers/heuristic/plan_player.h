@@ -21,9 +21,16 @@ struct PlayStats {
   int32_t refused = 0;  // moves whose planned action was illegal
 };
 
+struct PlayOptions {
+  // MSA's later passes use the space the plan left: a planned Drop of a
+  // buffer with a positive benefit becomes NoCopy (else Copy) when legal.
+  bool fill = false;
+};
+
 // The finished game. `plan` is indexed by buffer id.
 game::MMapGame PlayPlan(const std::shared_ptr<const game::Program>& program,
-                        const MemoryPlan& plan, PlayStats* stats = nullptr);
+                        const MemoryPlan& plan, PlayStats* stats = nullptr,
+                        const PlayOptions& options = {});
 
 }  // namespace mmapzero::solvers
 
