@@ -22,6 +22,8 @@ using game::CopyInterval;
 constexpr int8_t kGroupUndecided = -1;
 constexpr int8_t kGroupSlow = 0;
 constexpr int8_t kGroupFast = 1;
+// A max ratio that bounds nothing.
+constexpr double kUnboundedRatio = 1e30;
 
 std::vector<double> Supply(const game::Program& program) {
   std::vector<double> supply(program.num_steps());
@@ -41,7 +43,10 @@ class Planner {
   Planner(const game::Program& program, const PlannerOptions& options)
       : program_(program),
         elapsed_(ElapsedTime::FromSupply(program)),
-        picker_(&elapsed_, options.ratios),
+        ranked_picker_(&elapsed_, options.ratios),
+        fill_picker_(&elapsed_, {options.ratios.min, options.ratios.preferred,
+                                 kUnboundedRatio}),
+        picker_(&ranked_picker_),
         profile_(program.num_steps(),
                  Capacity(program, options.capacity_fraction)),
         schedule_(Supply(program)),
@@ -112,8 +117,6 @@ class Planner {
       const BufferInfo& b = program_.buffer(ids[i]);
       later[i] = later[i + 1] + (b.is_output ? 0 : std::max(0.0, b.benefit_us));
     }
-    const BufferInfo& last = program_.buffer(ids.back());
-    const bool last_use_aliased = false && !last.is_output && last.alias_group >= 0;
     int32_t resident_end = -1;  // last step of the tensor's fast allocation
     for (size_t i = 0; i < ids.size(); ++i) {
       const BufferInfo& b = program_.buffer(ids[i]);
@@ -123,8 +126,7 @@ class Planner {
       }
       const std::optional<Action> action =
           b.is_output
-              ? PlanOutput(ids[i], forced, later[i + 1], last_use_aliased,
-                           &resident_end)
+              ? PlanOutput(ids[i], forced, later[i + 1], &resident_end)
               : PlanOperand(ids[i], forced, later[i + 1], &resident_end);
       if (!action.has_value()) return false;
       if (b.alias_group >= 0 &&
@@ -141,7 +143,7 @@ class Planner {
   }
 
   std::optional<Action> PlanOutput(int32_t id, int8_t forced,
-                                   double later_benefit, bool last_use_aliased,
+                                   double later_benefit,
                                    int32_t* resident_end) {
     const BufferInfo& b = program_.buffer(id);
     if (forced == kGroupSlow) return Action::kDrop;
@@ -150,11 +152,7 @@ class Planner {
     const int32_t d = b.target_time;
     // A group member decided fast already holds these bytes at step d.
     const int32_t first = must ? std::min(d + 1, b.live_end) : d;
-    // Kept for its whole live range, the tensor's allocation covers its
-    // last use, so an in-place update there could not reuse its bytes
-    // (see PlanOperand); write it back instead when that chain continues.
-    const bool keep_whole = !last_use_aliased;
-    if (keep_whole && picker_.CanKeepResident(b.demand_us, d, b.live_end) &&
+    if (picker_->CanKeepResident(b.demand_us, d, b.live_end) &&
         Fits(b, first, b.live_end)) {
       Reserve(b, first, b.live_end);
       *resident_end = b.live_end;
@@ -165,7 +163,7 @@ class Planner {
         Request(id), [&](const CopyInterval& interval, int32_t* limit) {
           end = interval.empty() ? d : interval.last;
           *limit = end;
-          return (!last_use_aliased || end < b.live_end) && Fits(b, first, end);
+          return Fits(b, first, end);
         });
     if (written_back) {
       copies_.push_back(position_[id]);
@@ -173,14 +171,11 @@ class Planner {
       *resident_end = end;
       return Action::kCopy;
     }
-    if (must || last_use_aliased) {
-      if (Fits(b, first, b.live_end) &&
-          (must || picker_.CanKeepResident(b.demand_us, d, b.live_end))) {
-        Reserve(b, first, b.live_end);
-        *resident_end = b.live_end;
-        return Action::kNoCopy;
-      }
-      if (must) return std::nullopt;
+    if (must) {
+      if (!Fits(b, first, b.live_end)) return std::nullopt;
+      Reserve(b, first, b.live_end);
+      *resident_end = b.live_end;
+      return Action::kNoCopy;
     }
     return Action::kDrop;
   }
@@ -195,16 +190,14 @@ class Planner {
     const std::optional<Action> none =
         must ? std::nullopt : std::optional<Action>(Action::kDrop);
     if (*resident_end >= u) {
-      // An empty extension holds no rectangle of its own, so an alias
-      // group member at `u` (an in-place update written at u) would collide
-      // with the tensor's earlier allocation: only a fresh allocation
-      // ending at u can start a group.
+      // Resident at u: an empty extension. Alias groups share their
+      // members' tensors' bytes, so it may start an in-place update.
       return Action::kNoCopy;
     }
     if (!must && b.benefit_us <= 0 && later_benefit <= 0) return none;
     // Keep it resident across the gap.
-    if (*resident_end >= 0 &&
-        (must || picker_.CanKeepResident(b.demand_us, *resident_end, u)) &&
+    if (*resident_end >= 0 && !filling_ &&
+        (must || picker_->CanKeepResident(b.demand_us, *resident_end, u)) &&
         Fits(b, *resident_end + 1, u)) {
       Reserve(b, *resident_end + 1, u);
       *resident_end = u;
@@ -215,9 +208,9 @@ class Planner {
     // the reservation starts at the picker's first candidate that fits
     // (never after the engine's start).
     const int32_t earliest = std::max(
-        b.live_start, picker_.EarliestStart(b.demand_us, u, b.live_start));
+        b.live_start, picker_->EarliestStart(b.demand_us, u, b.live_start));
     const std::vector<int32_t> starts =
-        picker_.PrefetchStarts(b.demand_us, u, b.live_start);
+        picker_->PrefetchStarts(b.demand_us, u, b.live_start);
     int32_t reserved = u;
     const bool prefetched = schedule_.Insert(
         Request(id), [&](const CopyInterval& interval, int32_t* limit) {
@@ -242,16 +235,19 @@ class Planner {
     return Action::kCopy;
   }
 
-
   // MSA's later passes: in the game's chronological order, every buffer
   // still planned Drop (outside alias groups) is planned again against the
-  // space and copy supply the ranked pass left, with the same rules.
-  // Planned copies stay protected by the copy schedule.
+  // space and copy supply the ranked pass left, with no max ratio (a
+  // prefetch may start as early as the supply needs, an output may stay
+  // for its whole live range) and no residency across gaps. Planned copies
+  // stay protected by the copy schedule.
   void Fill() {
     std::vector<int32_t> index_in_tensor(program_.num_buffers());
     for (const std::vector<int32_t>& ids : tensor_buffers_) {
       for (size_t i = 0; i < ids.size(); ++i) index_in_tensor[ids[i]] = i;
     }
+    picker_ = &fill_picker_;
+    filling_ = true;
     std::vector<int32_t> resident(program_.num_tensors(), -1);
     for (int32_t id : program_.decision_order()) {
       const BufferInfo& b = program_.buffer(id);
@@ -273,8 +269,8 @@ class Planner {
       const BufferInfo& next = program_.buffer(ids[j]);
       if (!next.is_output) later += std::max(0.0, next.benefit_us);
       // A later NoCopy keeps the tensor resident across this use.
-      if (!b.is_output && plan_[ids[j]] == Action::kNoCopy &&
-          !next.is_output && resident_end >= 0) {
+      if (!b.is_output && plan_[ids[j]] == Action::kNoCopy && !next.is_output &&
+          resident_end >= 0) {
         plan_[id] = Action::kNoCopy;
         end_[id] = b.target_time;
         return;
@@ -282,8 +278,7 @@ class Planner {
       if (plan_[ids[j]] != Action::kDrop) break;
     }
     const std::optional<Action> action =
-        b.is_output ? PlanOutput(id, kGroupUndecided, later, false,
-                                 &resident_end)
+        b.is_output ? PlanOutput(id, kGroupUndecided, later, &resident_end)
                     : PlanOperand(id, kGroupUndecided, later, &resident_end);
     plan_[id] = action.value_or(Action::kDrop);
     end_[id] = resident_end;
@@ -308,7 +303,15 @@ class Planner {
 
   const game::Program& program_;
   ElapsedTime elapsed_;
-  CostAnalysisPrefetchIntervalPicker picker_;
+  CostAnalysisPrefetchIntervalPicker ranked_picker_;
+  // The fill pass keeps tensors resident and starts prefetches as early as
+  // the space allows: no max ratio.
+  CostAnalysisPrefetchIntervalPicker fill_picker_;
+  const CostAnalysisPrefetchIntervalPicker* picker_;
+  // The fill pass extends no residency across a gap: the engine fixes the
+  // offset of such an extension late, when the gap's own allocations,
+  // decided earlier, may already hold those bytes.
+  bool filling_ = false;
   CapacityProfile profile_;
   CopySchedule schedule_;
   std::vector<int32_t> position_;  // index of each buffer in decision order

@@ -14,7 +14,9 @@
 //    candidate that fits; else Drop.
 // An alias set is placed all or nothing: when a member of an alias group
 // decided fast cannot be placed, the set is rolled back and planned again
-// with its alias groups in slow memory.
+// with its alias groups in slow memory. A final fill pass, in the game's
+// order, plans the buffers still dropped into the space and copy supply
+// left, without the max ratio (MSA's later passes over leftover space).
 #ifndef MMAPZERO_COMMON_SOLVERS_HEURISTIC_HEURISTIC_PLANNER_H_
 #define MMAPZERO_COMMON_SOLVERS_HEURISTIC_HEURISTIC_PLANNER_H_
 

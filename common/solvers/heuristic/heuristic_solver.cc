@@ -69,8 +69,14 @@ absl::StatusOr<HeuristicOptions> ParseHeuristicSettings(
   return options;
 }
 
+std::vector<PlannerOptions> DefaultCandidates(const PlannerOptions& base) {
+  PlannerOptions wide = base;
+  wide.ratios.max = base.ratios.max * kWideMaxRatioFactor;
+  return {base, wide};
+}
+
 std::vector<PlannerOptions> TuningGrid(const PlannerOptions& base) {
-  std::vector<PlannerOptions> grid = {base};
+  std::vector<PlannerOptions> grid = DefaultCandidates(base);
   for (double fraction : {1.0, 0.9}) {
     for (double max : {2.0, 5.0, 10.0, 30.0, 100.0}) {
       for (double preferred : {1.0, 1.5, 3.0}) {
@@ -90,17 +96,18 @@ absl::StatusOr<Solution> HeuristicSolver::Solve(
     const std::shared_ptr<const game::Program>& program,
     const SolverBudget& budget) {
   const absl::Time begin = absl::Now();
+  const std::vector<PlannerOptions> defaults =
+      DefaultCandidates(options_.planner);
   const std::vector<PlannerOptions> grid =
-      options_.tuned ? TuningGrid(options_.planner)
-                     : std::vector<PlannerOptions>{options_.planner};
+      options_.tuned ? TuningGrid(options_.planner) : defaults;
   SolverProgress progress;
   absl::Time last_report = begin;
   Solution best;
   PlannerOptions best_options = grid[0];
   double best_return = -1;
   for (const PlannerOptions& point : grid) {
-    // The first point always runs; the rest only within the budget.
-    if (progress.evaluations > 0 &&
+    // The default candidates always run; the rest only within the budget.
+    if (progress.evaluations >= 2 * static_cast<int64_t>(defaults.size()) &&
         (absl::Now() - begin >= budget.wall_time ||
          (budget.max_evaluations > 0 &&
           progress.evaluations >= budget.max_evaluations))) {
@@ -108,15 +115,15 @@ absl::StatusOr<Solution> HeuristicSolver::Solve(
     }
     const MemoryPlan plan = PlanMemorySpace(*program, point);
     for (bool fill : {false, true}) {
-    const game::MMapGame game =
-        PlayPlan(program, plan, nullptr, PlayOptions{.fill = fill});
-    ++progress.evaluations;
-    if (game.Return() > best_return) {
-      best_return = game.Return();
-      best = game.ToSolution();
-      best_options = point;
-      progress.best_normalised_return = best.normalised_return();
-    }
+      const game::MMapGame game =
+          PlayPlan(program, plan, nullptr, PlayOptions{.fill = fill});
+      ++progress.evaluations;
+      if (game.Return() > best_return) {
+        best_return = game.Return();
+        best = game.ToSolution();
+        best_options = point;
+        progress.best_normalised_return = best.normalised_return();
+      }
     }
     progress.elapsed_seconds = absl::ToDoubleSeconds(absl::Now() - begin);
     if (budget.on_progress && absl::Now() - last_report >= absl::Seconds(1)) {
@@ -128,7 +135,10 @@ absl::StatusOr<Solution> HeuristicSolver::Solve(
   if (budget.on_progress) budget.on_progress(progress);
   SolverInfo* info = best.mutable_solver();
   info->set_name(name());
-  FillSettings(best_options, options_.tuned, info);
+  // The default's settings reproduce its game; the tuned variant's are
+  // those of the grid point whose game it returns.
+  FillSettings(options_.tuned ? best_options : options_.planner, options_.tuned,
+               info);
   info->set_wall_seconds(progress.elapsed_seconds);
   return best;
 }

@@ -33,7 +33,16 @@ struct HeuristicOptions {
 absl::StatusOr<HeuristicOptions> ParseHeuristicSettings(
     const SolverSettings& settings);
 
-// The planner settings the tuned variant tries, `base` first.
+// How much wider the second default candidate's max ratio is.
+inline constexpr double kWideMaxRatioFactor = 10;
+
+// The plans the default heuristic makes and keeps the best game of:
+// `base`, then `base` with its max ratio kWideMaxRatioFactor times wider
+// (long residencies allowed, for programs whose copy supply is scarcer than
+// their fast memory).
+std::vector<PlannerOptions> DefaultCandidates(const PlannerOptions& base);
+
+// The planner settings the tuned variant tries, DefaultCandidates first.
 std::vector<PlannerOptions> TuningGrid(const PlannerOptions& base);
 
 class HeuristicSolver : public Solver {

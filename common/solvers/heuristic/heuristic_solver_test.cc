@@ -1,8 +1,8 @@
 // The heuristic end to end: its solutions validate, it beats random play on
-// the examples and greedy-by-benefit on most generated workloads, and its
+// the examples and greedy-by-benefit on at least 9 of the 12 generated
+// workloads, the tuned variant never does worse than the default, and its
 // settings are checked.
 #include "common/solvers/heuristic/heuristic_solver.h"
-#include "common/solvers/heuristic/plan_player.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -65,10 +65,9 @@ void ExpectValid(const Workload& workload, const Solution& solution) {
               1e-9 * std::max(1.0, report.return_us));
 }
 
-// The default settings beat best-of-20 random play on small.json; on
-// medium.json (transformer training) only the tuned variant does (see
-// docs/heuristic.md), so the random comparison is made with the tuned one.
-TEST(HeuristicSolverTest, ValidatesAndTunedBeatsRandomOnExamples) {
+// The default settings beat best-of-20 random play on both examples, and
+// the tuned variant is at least as good as the default.
+TEST(HeuristicSolverTest, ValidatesAndBeatsRandomOnExamples) {
   for (const char* name : {"small.json", "medium.json"}) {
     auto workload =
         ReadWorkload(std::string(MMAPZERO_SOURCE_DIR "/examples/") + name);
@@ -92,7 +91,7 @@ TEST(HeuristicSolverTest, ValidatesAndTunedBeatsRandomOnExamples) {
                 tuned.solver().settings().at("preferred_ratio").c_str(),
                 tuned.solver().settings().at("max_ratio").c_str(),
                 tuned.solver().settings().at("capacity_fraction").c_str());
-    EXPECT_GT(tuned.normalised_return(), random) << name;
+    EXPECT_GT(solution.normalised_return(), random) << name;
     EXPECT_GE(tuned.normalised_return(), solution.normalised_return()) << name;
   }
 }
@@ -133,7 +132,7 @@ std::vector<Case> Cases() {
   return cases;
 }
 
-TEST(HeuristicSolverTest, ValidatesAndBeatsGreedyOnMostGeneratedWorkloads) {
+TEST(HeuristicSolverTest, ValidatesAndBeatsGreedyOn9Of12GeneratedWorkloads) {
   int wins = 0, total = 0;
   std::printf("%-32s %9s %9s %9s %9s\n", "workload", "heuristic", "tuned",
               "greedy", "random20");
@@ -151,7 +150,8 @@ TEST(HeuristicSolverTest, ValidatesAndBeatsGreedyOnMostGeneratedWorkloads) {
     ExpectValid(*workload, heuristic);
     const Solution tuned = SolveHeuristic(program, {{"tuned", "1"}});
     ExpectValid(*workload, tuned);
-    EXPECT_GE(tuned.normalised_return(), heuristic.normalised_return());
+    EXPECT_GE(tuned.normalised_return(), heuristic.normalised_return())
+        << workload->name();
     GreedyBenefitPolicy greedy;
     const double greedy_return = PolicyReturn(program, greedy);
     const double random = BestRandom(program, 20);
@@ -165,7 +165,8 @@ TEST(HeuristicSolverTest, ValidatesAndBeatsGreedyOnMostGeneratedWorkloads) {
     ++total;
   }
   std::printf("heuristic beats greedy-by-benefit on %d of %d\n", wins, total);
-  EXPECT_GT(2 * wins, total);
+  EXPECT_EQ(total, 12);
+  EXPECT_GE(wins, 9);
 }
 
 TEST(HeuristicSolverTest, RejectsUnknownAndBadSettings) {
@@ -183,24 +184,4 @@ TEST(HeuristicSolverTest, RejectsUnknownAndBadSettings) {
 }
 
 }  // namespace
-}  // namespace mmapzero::solvers
-namespace mmapzero::solvers {
-TEST(HeuristicTmp, Grid) {
-  for (const char* name : {"small.json", "medium.json"}) {
-  auto workload =
-      ReadWorkload(std::string(MMAPZERO_SOURCE_DIR "/examples/") + name);
-  auto program = *game::Program::Create(*workload);
-  PlannerOptions base;
-  for (const PlannerOptions& p : TuningGrid(base)) {
-    const MemoryPlan plan = PlanMemorySpace(*program, p);
-    for (bool fill : {false, true}) {
-      PlayStats st;
-      auto g = PlayPlan(program, plan, &st, PlayOptions{.fill = fill});
-      std::printf("%s pref %.1f max %.0f cap %.1f fill %d: %.4f refused %d backups %d\n", name,
-                  p.ratios.preferred, p.ratios.max, p.capacity_fraction, fill,
-                  g.NormalisedReturn(), st.refused, g.drop_backups());
-    }
-  }
-  }
-}
 }  // namespace mmapzero::solvers
