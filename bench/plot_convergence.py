@@ -89,7 +89,7 @@ def main():
         out.append(f'<line x1="{left}" x2="{width - right}" y1="{y(ref):.1f}" '
                    f'y2="{y(ref):.1f}" stroke="#333" stroke-dasharray="6 4"/>')
         out.append(f'<text x="{width - right - 4}" y="{y(ref) - 6:.1f}" text-anchor="end" '
-                   f'fill="#333">heuristic (one game): {ref:.3f}</text>')
+                   f'fill="#333">heuristic: {ref:.3f}</text>')
     order = [s for s in ("es", "brkga", "random") if s in series]
     order += sorted(s for s in series if s not in order)
     for solver in order:
