@@ -1,0 +1,149 @@
+// bench/model: throughput of the MMap-MuZero networks (common/model/) on the
+// LibTorch device (CUDA when available, else CPU) at the cpu-like sizes
+// (32x32 occupancy grid, vector of 200, hidden 64, 16 channels x 2 blocks,
+// MLP 128, supports [-50, 50] / [-10, 10]):
+//   initial     representation + prediction, by batch size;
+//   recurrent   dynamics + prediction, by batch size;
+//   learner     one learner-like step at batch 64: initial inference, 5
+//               recurrent unroll steps, policy/value/reward cross-entropy,
+//               backward and an Adam step.
+// Prints a Markdown table with the core and thread counts (for
+// docs/benchmarks.md). Usage: model_bench [torch_threads].
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "common/model/networks.h"
+
+namespace mmapzero::model {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+NetworkConfig CpuLikeConfig() {
+  NetworkConfig config;
+  config.set_hidden_size(64);
+  config.set_resnet_channels(16);
+  config.set_resnet_blocks(2);
+  config.set_mlp_hidden(128);
+  config.set_value_support_size(50);
+  config.set_reward_support_size(10);
+  return config;
+}
+constexpr ObservationShape kShape{32, 32, 200};
+
+// Seconds per call of `fn`, after one warm-up call, over at least
+// `min_seconds`.
+template <typename Fn>
+double SecondsPerCall(double min_seconds, Fn&& fn) {
+  fn();
+  int calls = 0;
+  const Clock::time_point start = Clock::now();
+  double elapsed = 0;
+  while (elapsed < min_seconds || calls < 3) {
+    fn();
+    ++calls;
+    elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  }
+  return elapsed / calls;
+}
+
+// Synchronises CUDA so that timings include the work (no-op on the CPU).
+void Sync(const torch::Device& device) {
+  if (device.is_cuda()) torch::cuda::synchronize();
+}
+
+torch::Tensor SoftCrossEntropy(const torch::Tensor& logits,
+                               const torch::Tensor& targets) {
+  return -(targets * logits.log_softmax(1)).sum(1).mean();
+}
+
+int Run(int threads) {
+  if (threads > 0) torch::set_num_threads(threads);
+  const torch::Device device = DefaultDevice();
+  const NetworkConfig config = CpuLikeConfig();
+  absl::StatusOr<MuZeroNetwork> created = CreateNetwork(config, kShape, device);
+  if (!created.ok()) {
+    std::fprintf(stderr, "%s\n", created.status().ToString().c_str());
+    return 1;
+  }
+  MuZeroNetwork network = *created;
+  int64_t parameters = 0;
+  for (const torch::Tensor& p : network->parameters()) parameters += p.numel();
+  const auto options = torch::TensorOptions().device(device);
+
+  std::printf(
+      "Model bench: %s, %u cores, %d torch threads, %lld parameters\n\n",
+      device.str().c_str(), std::thread::hardware_concurrency(),
+      torch::get_num_threads(), static_cast<long long>(parameters));
+  std::printf("| pass | batch | ms / call | samples / s |\n");
+  std::printf("|---|---:|---:|---:|\n");
+  for (const int batch : {1, 8, 32, 128}) {
+    const torch::Tensor occupancy =
+        torch::rand({batch, 1, kShape.time_bins, kShape.byte_bins}, options);
+    const torch::Tensor vector =
+        torch::rand({batch, kShape.vector_size}, options);
+    const torch::Tensor hidden =
+        torch::rand({batch, config.hidden_size()}, options);
+    const torch::Tensor actions =
+        torch::randint(0, kNumActions, {batch}, options.dtype(torch::kLong));
+    torch::NoGradGuard no_grad;
+    const double initial = SecondsPerCall(1.0, [&] {
+      network->InitialInference(occupancy, vector);
+      Sync(device);
+    });
+    const double recurrent = SecondsPerCall(1.0, [&] {
+      network->RecurrentInference(hidden, actions);
+      Sync(device);
+    });
+    std::printf("| initial | %d | %.3f | %.0f |\n", batch, initial * 1e3,
+                batch / initial);
+    std::printf("| recurrent | %d | %.3f | %.0f |\n", batch, recurrent * 1e3,
+                batch / recurrent);
+  }
+
+  constexpr int kBatch = 64;
+  constexpr int kUnroll = 5;
+  const torch::Tensor occupancy =
+      torch::rand({kBatch, 1, kShape.time_bins, kShape.byte_bins}, options);
+  const torch::Tensor vector =
+      torch::rand({kBatch, kShape.vector_size}, options);
+  const torch::Tensor actions = torch::randint(
+      0, kNumActions, {kUnroll, kBatch}, options.dtype(torch::kLong));
+  const torch::Tensor policy_target =
+      torch::full({kBatch, kNumActions}, 1.0 / kNumActions, options);
+  const torch::Tensor value_target = ScalarToSupportTensor(
+      torch::rand({kBatch}, options) * 10, config.value_support_size());
+  const torch::Tensor reward_target = ScalarToSupportTensor(
+      torch::rand({kBatch}, options), config.reward_support_size());
+  torch::optim::Adam optimizer(network->parameters(),
+                               torch::optim::AdamOptions(2e-4));
+  const double learner = SecondsPerCall(2.0, [&] {
+    optimizer.zero_grad();
+    NetworkOutput out = network->InitialInference(occupancy, vector);
+    torch::Tensor loss = SoftCrossEntropy(out.policy_logits, policy_target) +
+                         SoftCrossEntropy(out.value_logits, value_target);
+    for (int k = 0; k < kUnroll; ++k) {
+      out = network->RecurrentInference(out.hidden, actions[k]);
+      loss = loss + SoftCrossEntropy(out.policy_logits, policy_target) +
+             SoftCrossEntropy(out.value_logits, value_target) +
+             SoftCrossEntropy(out.reward_logits, reward_target);
+    }
+    loss.backward();
+    optimizer.step();
+    Sync(device);
+  });
+  std::printf("| learner step (K=%d) | %d | %.3f | %.0f |\n", kUnroll, kBatch,
+              learner * 1e3, kBatch / learner);
+  return 0;
+}
+
+}  // namespace
+}  // namespace mmapzero::model
+
+int main(int argc, char** argv) {
+  return mmapzero::model::Run(argc > 1 ? std::atoi(argv[1]) : 0);
+}

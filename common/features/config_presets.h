@@ -1,0 +1,45 @@
+// MMap-MuZero's configuration as data (proto/muzero.proto): the paper's
+// values (Table 6) and a CPU-sized preset as named presets, loading from a
+// JSON file that may start from a preset, "field.path=value" overrides,
+// range checks, and the JSON every run prints at its start.
+// See configs/README.md for what each field means.
+#ifndef MMAPZERO_COMMON_FEATURES_CONFIG_PRESETS_H_
+#define MMAPZERO_COMMON_FEATURES_CONFIG_PRESETS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "proto/muzero.pb.h"
+
+namespace mmapzero::features {
+
+// The paper's configuration (Wang et al. 2023, Table 6).
+MuZeroConfig PaperPreset();
+// Small enough to learn on a 2-core machine in minutes.
+MuZeroConfig CpuPreset();
+// "paper" or "cpu"; NotFound otherwise.
+absl::StatusOr<MuZeroConfig> PresetByName(const std::string& name);
+
+// Sets one field from "a.b.c=value" (proto field names; enums by name or
+// number; bools as true/false/1/0). Errors name the field and the value.
+absl::Status ApplyOverride(const std::string& assignment, MuZeroConfig* config);
+
+// `preset_or_path` is a preset name or a JSON MuZeroConfig file; a file whose
+// "preset" names a preset starts from it and sets only the fields it lists.
+// Then applies `overrides` in order and checks the result.
+absl::StatusOr<MuZeroConfig> LoadMuZeroConfig(
+    const std::string& preset_or_path,
+    const std::vector<std::string>& overrides);
+
+// Every size and ratio in range; errors name the field and the value.
+absl::Status CheckMuZeroConfig(const MuZeroConfig& config);
+
+// Indented JSON with every field, defaults included: printed at the start of
+// every run, and loadable by LoadMuZeroConfig.
+std::string FormatConfig(const MuZeroConfig& config);
+
+}  // namespace mmapzero::features
+
+#endif  // MMAPZERO_COMMON_FEATURES_CONFIG_PRESETS_H_

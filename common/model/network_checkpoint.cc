@@ -1,0 +1,148 @@
+#include "common/model/network_checkpoint.h"
+
+#include <cstdint>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/base/atomic_file.h"
+
+namespace mmapzero::model {
+namespace {
+
+// Archive keys of the stored sizes (int64 scalar buffers).
+constexpr char kKeyPrefix[] = "mmapzero_";
+
+struct Field {
+  const char* name;
+  int64_t value;
+};
+
+std::vector<Field> HeaderFields(const CheckpointHeader& header) {
+  const NetworkConfig& c = header.config;
+  return {{"hidden_size", c.hidden_size()},
+          {"resnet_channels", c.resnet_channels()},
+          {"resnet_blocks", c.resnet_blocks()},
+          {"mlp_hidden", c.mlp_hidden()},
+          {"value_support_size", c.value_support_size()},
+          {"reward_support_size", c.reward_support_size()},
+          {"time_bins", header.shape.time_bins},
+          {"byte_bins", header.shape.byte_bins},
+          {"vector_size", header.shape.vector_size}};
+}
+
+void SetHeaderField(const std::string& name, int value,
+                    CheckpointHeader* header) {
+  NetworkConfig& c = header->config;
+  if (name == "hidden_size") c.set_hidden_size(value);
+  if (name == "resnet_channels") c.set_resnet_channels(value);
+  if (name == "resnet_blocks") c.set_resnet_blocks(value);
+  if (name == "mlp_hidden") c.set_mlp_hidden(value);
+  if (name == "value_support_size") c.set_value_support_size(value);
+  if (name == "reward_support_size") c.set_reward_support_size(value);
+  if (name == "time_bins") header->shape.time_bins = value;
+  if (name == "byte_bins") header->shape.byte_bins = value;
+  if (name == "vector_size") header->shape.vector_size = value;
+}
+
+absl::Status OpenArchive(const std::string& path, torch::Device device,
+                         torch::serialize::InputArchive* archive) {
+  try {
+    archive->load_from(path, device);
+  } catch (const c10::Error& e) {
+    return absl::NotFoundError(absl::StrCat(
+        "checkpoint ", path, ": cannot read: ", e.what_without_backtrace()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CheckpointHeader> ReadHeader(
+    const std::string& path, torch::serialize::InputArchive& archive) {
+  CheckpointHeader header;
+  for (const Field& field : HeaderFields(header)) {
+    torch::Tensor value;
+    if (!archive.try_read(absl::StrCat(kKeyPrefix, field.name), value,
+                          /*is_buffer=*/true)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("checkpoint ", path, ": no stored ", field.name,
+                       " (not an mmapzero network checkpoint?)"));
+    }
+    SetHeaderField(field.name, static_cast<int>(value.item<int64_t>()),
+                   &header);
+  }
+  return header;
+}
+
+}  // namespace
+
+absl::Status SaveCheckpoint(const MuZeroNetwork& network,
+                            const std::string& path) {
+  std::ostringstream stream;
+  try {
+    torch::serialize::OutputArchive archive;
+    network->save(archive);
+    const CheckpointHeader header{network->config(), network->shape()};
+    for (const Field& field : HeaderFields(header)) {
+      archive.write(absl::StrCat(kKeyPrefix, field.name),
+                    torch::tensor(field.value, torch::kLong),
+                    /*is_buffer=*/true);
+    }
+    archive.save_to(stream);
+  } catch (const c10::Error& e) {
+    return absl::InternalError(
+        absl::StrCat("checkpoint ", path,
+                     ": cannot serialize: ", e.what_without_backtrace()));
+  }
+  return WriteFileAtomically(path, stream.str());
+}
+
+absl::StatusOr<CheckpointHeader> ReadCheckpointHeader(const std::string& path) {
+  torch::serialize::InputArchive archive;
+  absl::Status status = OpenArchive(path, torch::kCPU, &archive);
+  if (!status.ok()) return status;
+  return ReadHeader(path, archive);
+}
+
+absl::Status LoadCheckpoint(const std::string& path, MuZeroNetwork& network) {
+  torch::serialize::InputArchive archive;
+  absl::Status status = OpenArchive(path, network->device(), &archive);
+  if (!status.ok()) return status;
+  absl::StatusOr<CheckpointHeader> stored = ReadHeader(path, archive);
+  if (!stored.ok()) return stored.status();
+  const std::vector<Field> expected =
+      HeaderFields({network->config(), network->shape()});
+  const std::vector<Field> found = HeaderFields(*stored);
+  for (size_t i = 0; i < expected.size(); ++i) {
+    if (expected[i].value != found[i].value) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "checkpoint ", path, ": ", found[i].name, " is ", found[i].value,
+          " but the network has ", expected[i].value));
+    }
+  }
+  try {
+    torch::NoGradGuard no_grad;
+    network->load(archive);
+  } catch (const c10::Error& e) {
+    return absl::DataLossError(
+        absl::StrCat("checkpoint ", path, ": ", e.what_without_backtrace()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<MuZeroNetwork> LoadNetworkFromCheckpoint(const std::string& path,
+                                                        torch::Device device) {
+  absl::StatusOr<CheckpointHeader> header = ReadCheckpointHeader(path);
+  if (!header.ok()) return header.status();
+  absl::StatusOr<MuZeroNetwork> network =
+      CreateNetwork(header->config, header->shape, device);
+  if (!network.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("checkpoint ", path, ": ", network.status().message()));
+  }
+  absl::Status status = LoadCheckpoint(path, *network);
+  if (!status.ok()) return status;
+  return network;
+}
+
+}  // namespace mmapzero::model
