@@ -7,6 +7,10 @@
 //   learner     one learner-like step at batch 64: initial inference, 5
 //               recurrent unroll steps, policy/value/reward cross-entropy,
 //               backward and an Adam step.
+//   Learner     model::Learner::Step at the cpu preset's training sizes
+//               (batch 64, K 5, n 10) reading a synthetic replay of 200
+//               trajectories of 50 steps: sampling, targets, stacking,
+//               MuZeroLoss, backward, Adam with weight decay.
 // Prints a Markdown table with the core and thread counts (for
 // docs/benchmarks.md). Usage: model_bench [torch_threads].
 #include <torch/torch.h>
@@ -14,8 +18,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+#include <random>
 #include <thread>
+#include <utility>
 
+#include "common/agent/replay_buffer.h"
+#include "common/features/config_presets.h"
+#include "common/model/learner.h"
 #include "common/model/networks.h"
 
 namespace mmapzero::model {
@@ -59,6 +69,52 @@ void Sync(const torch::Device& device) {
 torch::Tensor SoftCrossEntropy(const torch::Tensor& logits,
                                const torch::Tensor& targets) {
   return -(targets * logits.log_softmax(1)).sum(1).mean();
+}
+
+// A replay of `trajectories` random games of `length` steps.
+void FillSyntheticReplay(int trajectories, int length,
+                         agent::ReplayBuffer* replay) {
+  std::mt19937_64 rng(1);
+  const int cells = kShape.time_bins * kShape.byte_bins;
+  for (int g = 0; g < trajectories; ++g) {
+    agent::Trajectory t;
+    for (int i = 0; i < length; ++i) {
+      agent::TrajectoryStep s;
+      s.observation.occupancy.resize(cells);
+      for (uint8_t& c : s.observation.occupancy) c = rng() & 0xff;
+      s.observation.vector.resize(kShape.vector_size);
+      for (float& v : s.observation.vector) v = (rng() % 1000) / 1000.0f;
+      s.action = rng() % kNumActions;
+      s.legal_mask = 7;
+      s.reward = (rng() % 100) / 50.0f - 1;
+      s.root_value = (rng() % 1000) / 100.0f;
+      s.policy = {0.5f, 0.3f, 0.2f};
+      t.steps.push_back(std::move(s));
+    }
+    replay->Insert(std::move(t));
+  }
+}
+
+// "Learner steps / s": Learner::Step at the cpu preset's training sizes.
+int LearnerRow(MuZeroNetwork network, const torch::Device& device) {
+  TrainingConfig training = features::CpuPreset().training();
+  agent::ReplayBuffer replay(training.replay_size(), training.seed());
+  FillSyntheticReplay(200, 50, &replay);
+  absl::StatusOr<std::unique_ptr<Learner>> learner =
+      Learner::Create(training, features::CpuPreset().search().discount(),
+                      std::move(network), &replay);
+  if (!learner.ok()) {
+    std::fprintf(stderr, "%s\n", learner.status().ToString().c_str());
+    return 1;
+  }
+  const double step = SecondsPerCall(3.0, [&] {
+    (void)(*learner)->Step();
+    Sync(device);
+  });
+  std::printf("| Learner::Step (K=%d, n=%d) | %d | %.3f | %.1f steps/s |\n",
+              training.unroll_steps(), training.td_steps(),
+              training.batch_size(), step * 1e3, 1.0 / step);
+  return 0;
 }
 
 int Run(int threads) {
@@ -138,7 +194,7 @@ int Run(int threads) {
   });
   std::printf("| learner step (K=%d) | %d | %.3f | %.0f |\n", kUnroll, kBatch,
               learner * 1e3, kBatch / learner);
-  return 0;
+  return LearnerRow(network, device);
 }
 
 }  // namespace

@@ -4,6 +4,9 @@
 #include <vector>
 
 #include "cli/commands.h"
+#ifdef MMAPZERO_WITH_TORCH
+#include "common/model/register_model_solvers.h"
+#endif
 
 namespace {
 
@@ -17,6 +20,10 @@ void PrintHelp(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef MMAPZERO_WITH_TORCH
+  // The LibTorch solvers (`muzero`), by explicit registration.
+  mmapzero::model::RegisterModelSolvers();
+#endif
   if (argc < 2 || std::string(argv[1]) == "help" ||
       std::string(argv[1]) == "--help") {
     PrintHelp(argc < 2 ? std::cerr : std::cout);

@@ -57,9 +57,19 @@ class Solver {
 
 // The solver called `name` with `settings`; InvalidArgument lists the known
 // names or names the bad setting and its value.
-absl::StatusOr<std::unique_ptr<Solver>> MakeSolver(const std::string& name,
-                                                   const SolverSettings& settings);
+absl::StatusOr<std::unique_ptr<Solver>> MakeSolver(
+    const std::string& name, const SolverSettings& settings);
 std::vector<std::string> SolverNames();
+
+// Solvers built outside mmapzero_common (the LibTorch `muzero`, in
+// common/model/register_model_solvers.h) are added by an explicit call at
+// startup, never by static self-registration. MakeSolver and SolverNames
+// consult them after the built-in list; a name already known (built in or
+// registered) is replaced for registered ones and ignored for built-ins.
+// Thread-safe.
+using SolverFactory = std::function<absl::StatusOr<std::unique_ptr<Solver>>(
+    const SolverSettings&)>;
+void RegisterSolver(const std::string& name, SolverFactory factory);
 
 }  // namespace mmapzero::solvers
 

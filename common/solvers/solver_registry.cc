@@ -1,5 +1,9 @@
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "common/solvers/solver.h"
 #include "common/solvers/solver_factories.h"
 
@@ -20,11 +24,66 @@ const std::vector<Entry>& Entries() {
   return *entries;
 }
 
+// Solvers added by RegisterSolver, in registration order.
+class Registered {
+ public:
+  void Add(const std::string& name, SolverFactory factory)
+      ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    for (auto& [known, make] : factories_) {
+      if (known == name) {
+        make = std::move(factory);
+        return;
+      }
+    }
+    factories_.emplace_back(name, std::move(factory));
+  }
+  // The factory called `name`, or an empty one.
+  SolverFactory Find(const std::string& name) const ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [known, make] : factories_) {
+      if (known == name) return make;
+    }
+    return nullptr;
+  }
+  std::vector<std::string> Names() const ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    std::vector<std::string> names;
+    for (const auto& entry : factories_) names.push_back(entry.first);
+    return names;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  std::vector<std::pair<std::string, SolverFactory>> factories_
+      ABSL_GUARDED_BY(mu_);
+};
+
+Registered& RegisteredSolvers() {
+  static auto* registered = new Registered;
+  return *registered;
+}
+
+bool IsBuiltIn(const std::string& name) {
+  for (const Entry& entry : Entries()) {
+    if (name == entry.name) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+void RegisterSolver(const std::string& name, SolverFactory factory) {
+  if (IsBuiltIn(name)) return;
+  RegisteredSolvers().Add(name, std::move(factory));
+}
 
 std::vector<std::string> SolverNames() {
   std::vector<std::string> names;
   for (const Entry& entry : Entries()) names.push_back(entry.name);
+  for (std::string& name : RegisteredSolvers().Names()) {
+    names.push_back(std::move(name));
+  }
   return names;
 }
 
@@ -32,6 +91,9 @@ absl::StatusOr<std::unique_ptr<Solver>> MakeSolver(
     const std::string& name, const SolverSettings& settings) {
   for (const Entry& entry : Entries()) {
     if (name == entry.name) return entry.make(settings);
+  }
+  if (const SolverFactory make = RegisteredSolvers().Find(name)) {
+    return make(settings);
   }
   return absl::InvalidArgumentError(
       absl::StrCat("unknown solver '", name,

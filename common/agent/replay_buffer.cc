@@ -1,0 +1,325 @@
+#include "common/agent/replay_buffer.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <type_traits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/base/atomic_file.h"
+#include "common/base/check.h"
+
+namespace mmapzero::agent {
+namespace {
+
+// "MZRB" + format version; bump the version when the layout changes.
+constexpr char kMagic[4] = {'M', 'Z', 'R', 'B'};
+constexpr uint32_t kVersion = 1;
+
+// Little helpers over a byte string (host byte order: snapshots are read
+// back by the machine that wrote them).
+class Writer {
+ public:
+  template <typename T>
+  void Put(T value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    out_.append(reinterpret_cast<const char*>(&value), sizeof(T));
+  }
+  template <typename T>
+  void PutVector(const std::vector<T>& values) {
+    Put<uint64_t>(values.size());
+    out_.append(reinterpret_cast<const char*>(values.data()),
+                values.size() * sizeof(T));
+  }
+  void PutString(const std::string& s) {
+    Put<uint64_t>(s.size());
+    out_.append(s);
+  }
+  std::string& out() { return out_; }
+
+ private:
+  std::string out_;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+  template <typename T>
+  bool Get(T* value) {
+    if (in_.size() - pos_ < sizeof(T)) return false;
+    std::memcpy(value, in_.data() + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    return true;
+  }
+  template <typename T>
+  bool GetVector(std::vector<T>* values) {
+    uint64_t n = 0;
+    if (!Get(&n) || n > (in_.size() - pos_) / sizeof(T)) return false;
+    values->resize(n);
+    std::memcpy(values->data(), in_.data() + pos_, n * sizeof(T));
+    pos_ += n * sizeof(T);
+    return true;
+  }
+  bool GetString(std::string* s) {
+    uint64_t n = 0;
+    if (!Get(&n) || n > in_.size() - pos_) return false;
+    s->assign(in_.data() + pos_, n);
+    pos_ += n;
+    return true;
+  }
+  bool done() const { return pos_ == in_.size(); }
+
+ private:
+  std::string_view in_;
+  size_t pos_ = 0;
+};
+
+void PutTrajectory(const Trajectory& t, Writer* w) {
+  w->Put<double>(t.episode_return);
+  w->Put<double>(t.normalised_return);
+  w->Put<int64_t>(t.parameter_version);
+  w->Put<int32_t>(t.drop_backups);
+  w->Put<uint64_t>(t.steps.size());
+  for (const TrajectoryStep& s : t.steps) {
+    w->PutVector(s.observation.occupancy);
+    w->PutVector(s.observation.vector);
+    w->Put<int32_t>(s.buffer);
+    w->Put<uint8_t>(s.action);
+    w->Put<uint8_t>(s.legal_mask);
+    w->Put<float>(s.reward);
+    w->Put<float>(s.root_value);
+    for (float p : s.policy) w->Put<float>(p);
+  }
+}
+
+bool GetTrajectory(Reader* r, Trajectory* t) {
+  uint64_t steps = 0;
+  if (!r->Get(&t->episode_return) || !r->Get(&t->normalised_return) ||
+      !r->Get(&t->parameter_version) || !r->Get(&t->drop_backups) ||
+      !r->Get(&steps)) {
+    return false;
+  }
+  t->steps.resize(steps);
+  for (TrajectoryStep& s : t->steps) {
+    if (!r->GetVector(&s.observation.occupancy) ||
+        !r->GetVector(&s.observation.vector) || !r->Get(&s.buffer) ||
+        !r->Get(&s.action) || !r->Get(&s.legal_mask) || !r->Get(&s.reward) ||
+        !r->Get(&s.root_value)) {
+      return false;
+    }
+    for (float& p : s.policy) {
+      if (!r->Get(&p)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+uint64_t UniformBelow(std::mt19937_64& rng, uint64_t n) {
+  // Largest multiple of n that fits; draws at or above it are rejected.
+  const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+  uint64_t draw = rng();
+  while (draw >= limit) draw = rng();
+  return draw % n;
+}
+
+ReplayBuffer::ReplayBuffer(int64_t capacity, uint64_t seed)
+    : capacity_(capacity), rng_(seed) {
+  MMAPZERO_CHECK(capacity > 0, "replay capacity must be positive");
+}
+
+int64_t ReplayBuffer::Insert(Trajectory trajectory) {
+  if (trajectory.steps.empty()) return -1;
+  auto shared = std::make_shared<const Trajectory>(std::move(trajectory));
+  absl::MutexLock lock(&mu_);
+  while (static_cast<int64_t>(entries_.size()) >= capacity_) {
+    total_steps_ -= entries_.front().trajectory->steps.size();
+    entries_.pop_front();
+  }
+  const int64_t id = counters_.inserted++;
+  total_steps_ += shared->steps.size();
+  entries_.push_back({id, std::move(shared)});
+  prefix_dirty_ = true;
+  return id;
+}
+
+void ReplayBuffer::RebuildPrefix() {
+  prefix_.resize(entries_.size() + 1);
+  prefix_[0] = 0;
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    prefix_[i + 1] = prefix_[i] + entries_[i].trajectory->steps.size();
+  }
+  prefix_dirty_ = false;
+}
+
+size_t ReplayBuffer::EntryOfStep(int64_t s) const {
+  // The last i with prefix_[i] <= s.
+  return std::upper_bound(prefix_.begin(), prefix_.end(), s) - prefix_.begin() -
+         1;
+}
+
+std::vector<SampledPosition> ReplayBuffer::Sample(int count) {
+  std::vector<SampledPosition> out;
+  absl::MutexLock lock(&mu_);
+  if (total_steps_ == 0 || count <= 0) return out;
+  if (prefix_dirty_) RebuildPrefix();
+  out.reserve(count);
+  for (int i = 0; i < count; ++i) {
+    const int64_t s = UniformBelow(rng_, total_steps_);
+    const size_t e = EntryOfStep(s);
+    out.push_back({entries_[e].id, static_cast<int32_t>(s - prefix_[e]),
+                   entries_[e].trajectory});
+  }
+  counters_.sampled += count;
+  return out;
+}
+
+std::shared_ptr<const Trajectory> ReplayBuffer::Get(int64_t id) const {
+  absl::MutexLock lock(&mu_);
+  if (entries_.empty() || id < entries_.front().id) return nullptr;
+  // Ids are consecutive from the front.
+  const uint64_t index = id - entries_.front().id;
+  if (index >= entries_.size()) return nullptr;
+  return entries_[index].trajectory;
+}
+
+absl::Status ReplayBuffer::UpdateTargets(
+    int64_t id, absl::Span<const StepTargets> targets) {
+  std::shared_ptr<const Trajectory> old = Get(id);
+  if (old == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("replay: trajectory ", id, " is not stored (evicted?)"));
+  }
+  // Copy outside the lock; swap in under it if still stored.
+  auto updated = std::make_shared<Trajectory>(*old);
+  for (const StepTargets& t : targets) {
+    if (t.step < 0 || t.step >= static_cast<int32_t>(updated->steps.size())) {
+      return absl::OutOfRangeError(
+          absl::StrCat("replay: trajectory ", id, " has no step ", t.step));
+    }
+    updated->steps[t.step].root_value = t.root_value;
+    updated->steps[t.step].policy = t.policy;
+  }
+  absl::MutexLock lock(&mu_);
+  if (entries_.empty() || id < entries_.front().id ||
+      id - entries_.front().id >= static_cast<int64_t>(entries_.size())) {
+    return absl::NotFoundError(absl::StrCat("replay: trajectory ", id,
+                                            " was evicted during the update"));
+  }
+  // Another updater may have replaced it meanwhile; the last write wins for
+  // the steps it lists, and the other steps keep the newest values.
+  Entry& entry = entries_[id - entries_.front().id];
+  if (entry.trajectory != old) {
+    auto merged = std::make_shared<Trajectory>(*entry.trajectory);
+    for (const StepTargets& t : targets) {
+      merged->steps[t.step].root_value = t.root_value;
+      merged->steps[t.step].policy = t.policy;
+    }
+    updated = std::move(merged);
+  }
+  entry.trajectory = std::move(updated);
+  counters_.updated += targets.size();
+  return absl::OkStatus();
+}
+
+int64_t ReplayBuffer::size() const {
+  absl::MutexLock lock(&mu_);
+  return entries_.size();
+}
+
+int64_t ReplayBuffer::total_steps() const {
+  absl::MutexLock lock(&mu_);
+  return total_steps_;
+}
+
+ReplayCounters ReplayBuffer::counters() const {
+  absl::MutexLock lock(&mu_);
+  return counters_;
+}
+
+absl::Status ReplayBuffer::Save(const std::string& path) const {
+  Writer w;
+  {
+    absl::MutexLock lock(&mu_);
+    w.out().append(kMagic, sizeof(kMagic));
+    w.Put<uint32_t>(kVersion);
+    w.Put<int64_t>(counters_.inserted);
+    w.Put<int64_t>(counters_.sampled);
+    w.Put<int64_t>(counters_.updated);
+    std::ostringstream rng_state;
+    rng_state << rng_;
+    w.PutString(rng_state.str());
+    w.Put<uint64_t>(entries_.size());
+    for (const Entry& e : entries_) {
+      w.Put<int64_t>(e.id);
+      PutTrajectory(*e.trajectory, &w);
+    }
+  }
+  return WriteFileAtomically(path, w.out());
+}
+
+absl::Status ReplayBuffer::Restore(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("replay snapshot ", path, ": cannot open"));
+  }
+  const std::string bytes((std::istreambuf_iterator<char>(in)),
+                          std::istreambuf_iterator<char>());
+  const auto corrupt = [&path](const char* what) {
+    return absl::DataLossError(
+        absl::StrCat("replay snapshot ", path, ": ", what));
+  };
+  if (bytes.size() < sizeof(kMagic) ||
+      std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+    return corrupt("not a replay snapshot (bad magic)");
+  }
+  Reader r(std::string_view(bytes).substr(sizeof(kMagic)));
+  uint32_t version = 0;
+  if (!r.Get(&version) || version != kVersion) {
+    return corrupt("unsupported format version");
+  }
+  ReplayCounters counters;
+  std::string rng_text;
+  uint64_t count = 0;
+  if (!r.Get(&counters.inserted) || !r.Get(&counters.sampled) ||
+      !r.Get(&counters.updated) || !r.GetString(&rng_text) || !r.Get(&count)) {
+    return corrupt("truncated header");
+  }
+  if (static_cast<int64_t>(count) > capacity_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("replay snapshot ", path, ": holds ", count,
+                     " trajectories, more than the capacity ", capacity_));
+  }
+  std::deque<Entry> entries;
+  int64_t total = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    Entry e;
+    Trajectory t;
+    if (!r.Get(&e.id) || !GetTrajectory(&r, &t)) {
+      return corrupt("truncated trajectory");
+    }
+    total += t.steps.size();
+    e.trajectory = std::make_shared<const Trajectory>(std::move(t));
+    entries.push_back(std::move(e));
+  }
+  if (!r.done()) return corrupt("trailing bytes");
+  std::mt19937_64 rng;
+  std::istringstream rng_in(rng_text);
+  rng_in >> rng;
+  if (rng_in.fail()) return corrupt("bad generator state");
+
+  absl::MutexLock lock(&mu_);
+  entries_ = std::move(entries);
+  total_steps_ = total;
+  counters_ = counters;
+  rng_ = rng;
+  prefix_dirty_ = true;
+  return absl::OkStatus();
+}
+
+}  // namespace mmapzero::agent

@@ -1,0 +1,105 @@
+#include "common/model/learner.h"
+
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/model/learner_checkpoint.h"
+
+namespace mmapzero::model {
+
+absl::StatusOr<std::unique_ptr<Learner>> Learner::Create(
+    const TrainingConfig& training, double discount, MuZeroNetwork network,
+    agent::ReplayBuffer* replay, Reanalyser* reanalyser) {
+  const auto bad = [](const char* field, double value) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("learner: training.", field, " = ", value, " is invalid"));
+  };
+  if (training.batch_size() <= 0)
+    return bad("batch_size", training.batch_size());
+  if (training.unroll_steps() <= 0) {
+    return bad("unroll_steps", training.unroll_steps());
+  }
+  if (training.td_steps() <= 0) return bad("td_steps", training.td_steps());
+  if (!(training.learning_rate() > 0)) {
+    return bad("learning_rate", training.learning_rate());
+  }
+  if (training.weight_decay() < 0) {
+    return bad("weight_decay", training.weight_decay());
+  }
+  if (training.reanalyse_fraction() < 0 || training.reanalyse_fraction() > 1) {
+    return bad("reanalyse_fraction", training.reanalyse_fraction());
+  }
+  return std::unique_ptr<Learner>(
+      new Learner(training, discount, std::move(network), replay, reanalyser));
+}
+
+Learner::Learner(const TrainingConfig& training, double discount,
+                 MuZeroNetwork network, agent::ReplayBuffer* replay,
+                 Reanalyser* reanalyser)
+    : training_(training),
+      targets_{training.unroll_steps(), training.td_steps(), discount},
+      network_(std::move(network)),
+      replay_(replay),
+      reanalyser_(reanalyser) {
+  optimizer_ = std::make_unique<torch::optim::Adam>(
+      network_->parameters(),
+      torch::optim::AdamOptions(training.learning_rate())
+          .weight_decay(training.weight_decay()));
+}
+
+absl::StatusOr<LearnerStats> Learner::Step() {
+  std::vector<agent::SampledPosition> positions =
+      replay_->Sample(training_.batch_size());
+  if (positions.empty()) {
+    return absl::FailedPreconditionError("learner: the replay is empty");
+  }
+  LearnerStats stats;
+  if (reanalyser_ != nullptr && training_.reanalyse_fraction() > 0) {
+    const int count = static_cast<int>(
+        std::lround(training_.reanalyse_fraction() * positions.size()));
+    for (int b = 0; b < count; ++b) {
+      agent::SampledPosition& p = positions[b];
+      const int window = targets_.unroll_steps + targets_.td_steps + 1;
+      const absl::Status status =
+          reanalyser_->Refresh(p.id, p.step, p.step + window,
+                               static_cast<uint64_t>(step_) * 1000003u + b);
+      if (status.code() == absl::StatusCode::kNotFound) continue;  // evicted
+      if (!status.ok()) return status;
+      if (auto fresh = replay_->Get(p.id)) p.trajectory = std::move(fresh);
+      ++stats.reanalysed;
+    }
+  }
+  std::vector<const agent::TrajectoryStep*> roots;
+  std::vector<agent::PositionTargets> targets;
+  roots.reserve(positions.size());
+  targets.reserve(positions.size());
+  for (const agent::SampledPosition& p : positions) {
+    roots.push_back(&p.trajectory->steps[p.step]);
+    targets.push_back(agent::MakeTargets(*p.trajectory, p.step, targets_));
+  }
+  const TrainingBatch batch =
+      StackBatch(roots, targets, network_->shape(), network_->device());
+  optimizer_->zero_grad();
+  LossParts loss = MuZeroLoss(network_, batch);
+  loss.total.backward();
+  optimizer_->step();
+  ++step_;
+  stats.step = step_;
+  stats.total = loss.total.item<double>();
+  stats.value = loss.value;
+  stats.reward = loss.reward;
+  stats.policy = loss.policy;
+  return stats;
+}
+
+absl::Status Learner::Save(const std::string& dir) const {
+  return SaveLearnerCheckpoint(dir, network_, *optimizer_, step_, *replay_);
+}
+
+absl::Status Learner::Load(const std::string& dir) {
+  return LoadLearnerCheckpoint(dir, network_, *optimizer_, &step_, replay_);
+}
+
+}  // namespace mmapzero::model

@@ -1,0 +1,89 @@
+// The MuZero learner: samples a batch of positions from the replay, builds
+// their targets (agent/targets.h), evaluates MuZeroLoss and takes one Adam
+// step (TrainingConfig.learning_rate, L2 through Adam's weight_decay,
+// as MuZero's pseudocode adds it to the loss).
+//
+// Reanalyse: with a Reanalyser attached and reanalyse_fraction f > 0, the
+// first round(f * batch_size) positions of every batch are re-searched with
+// the current network before their targets are built (the window of steps
+// their targets read: i .. i + K + n), and the fresh values / policies are
+// written back into the replay, so each batch mixes fresh and stored targets
+// and later batches reuse the fresh ones. (A Reanalyser can also run on a
+// thread of its own, see reanalyser.h.)
+//
+// Checkpoints (learner_checkpoint.h): Save/Load keep everything Step
+// depends on (network, Adam state, step, replay and its generator), so a
+// loaded learner continues exactly as the saved one would have. Step draws
+// nothing from LibTorch's generator.
+//
+// Thread-safety: one thread drives a Learner; the replay may be filled
+// concurrently.
+#ifndef MMAPZERO_COMMON_MODEL_LEARNER_H_
+#define MMAPZERO_COMMON_MODEL_LEARNER_H_
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/agent/replay_buffer.h"
+#include "common/agent/targets.h"
+#include "common/model/muzero_loss.h"
+#include "common/model/networks.h"
+#include "common/model/reanalyser.h"
+#include "proto/muzero.pb.h"
+
+namespace mmapzero::model {
+
+// One step's losses, as numbers for logging.
+struct LearnerStats {
+  int64_t step = 0;  // after this step
+  double total = 0;
+  double value = 0;
+  double reward = 0;
+  double policy = 0;
+  int reanalysed = 0;  // positions refreshed for this batch
+};
+
+class Learner {
+ public:
+  // `discount` is SearchConfig.discount. `replay` (and `reanalyser`, when
+  // given) are not owned and must outlive the learner. InvalidArgument for
+  // a non-positive batch size, unroll or td steps, or a negative rate.
+  static absl::StatusOr<std::unique_ptr<Learner>> Create(
+      const TrainingConfig& training, double discount, MuZeroNetwork network,
+      agent::ReplayBuffer* replay, Reanalyser* reanalyser = nullptr);
+
+  // One update. FailedPrecondition when the replay is empty.
+  absl::StatusOr<LearnerStats> Step();
+
+  // Everything Step depends on, into / from directory `dir`
+  // (learner_checkpoint.h). Load needs a learner built with the same sizes.
+  absl::Status Save(const std::string& dir) const;
+  absl::Status Load(const std::string& dir);
+
+  int64_t step() const { return step_; }
+  MuZeroNetwork& network() { return network_; }
+  torch::optim::Adam& optimizer() { return *optimizer_; }
+  const agent::TargetOptions& target_options() const { return targets_; }
+
+ private:
+  Learner(const TrainingConfig& training, double discount,
+          MuZeroNetwork network, agent::ReplayBuffer* replay,
+          Reanalyser* reanalyser);
+
+  TrainingConfig training_;
+  agent::TargetOptions targets_;
+  MuZeroNetwork network_;
+  agent::ReplayBuffer* replay_;
+  Reanalyser* reanalyser_;
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+  int64_t step_ = 0;
+};
+
+}  // namespace mmapzero::model
+
+#endif  // MMAPZERO_COMMON_MODEL_LEARNER_H_

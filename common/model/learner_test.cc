@@ -1,0 +1,195 @@
+// The learner on small hand-made replays: targets reach the loss as computed
+// by hand, the loss falls, and a checkpoint resumes the exact same run.
+#include "common/model/learner.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "common/agent/replay_buffer.h"
+#include "common/agent/targets.h"
+#include "common/model/muzero_loss.h"
+#include "common/model/networks.h"
+
+namespace mmapzero::model {
+namespace {
+
+constexpr ObservationShape kShape{8, 8, 16};
+
+// The cpu preset's network sizes (features shrunk to keep tests fast).
+NetworkConfig CpuLikeNetwork() {
+  NetworkConfig c;
+  c.set_hidden_size(64);
+  c.set_resnet_channels(16);
+  c.set_resnet_blocks(1);
+  c.set_mlp_hidden(64);
+  c.set_value_support_size(50);
+  c.set_reward_support_size(50);
+  return c;
+}
+
+MuZeroNetwork MakeNetwork(uint64_t seed) {
+  torch::set_num_threads(1);
+  torch::manual_seed(seed);
+  auto network = CreateNetwork(CpuLikeNetwork(), kShape, torch::kCPU);
+  EXPECT_TRUE(network.ok()) << network.status();
+  return *network;
+}
+
+// Trajectory `g` of `length` steps, learnable: the vector's first entry
+// says which action the "search" preferred (the policy target, also
+// played), Copy earns 1 and the others 0, and the root value is the
+// undiscounted return to go.
+agent::Trajectory Synthetic(int g, int length) {
+  agent::Trajectory t;
+  std::vector<float> rewards(length);
+  for (int i = 0; i < length; ++i) {
+    agent::TrajectoryStep s;
+    const int preferred = (g * 7 + i * 3) % 3;
+    features::Observation o;
+    o.occupancy.assign(kShape.time_bins * kShape.byte_bins, 0);
+    for (int c = 0; c < i * 6; ++c) o.occupancy[c] = 1;
+    o.vector.assign(kShape.vector_size, 0);
+    o.vector[0] = static_cast<float>(preferred);
+    o.vector[1] = static_cast<float>(i) / length;
+    o.vector[2 + g % 8] = 1;
+    s.observation = agent::Compact(o);
+    s.action = static_cast<uint8_t>(preferred);
+    s.legal_mask = 7;
+    s.policy[preferred] = 1;
+    s.reward = preferred == 0 ? 1.0f : 0.0f;
+    rewards[i] = s.reward;
+    t.steps.push_back(s);
+  }
+  float to_go = 0;
+  for (int i = length - 1; i >= 0; --i) {
+    to_go += rewards[i];
+    t.steps[i].root_value = to_go;
+  }
+  return t;
+}
+
+void Fill(agent::ReplayBuffer* replay, int trajectories, int length) {
+  for (int g = 0; g < trajectories; ++g) replay->Insert(Synthetic(g, length));
+}
+
+TrainingConfig SmallTraining() {
+  TrainingConfig t;
+  t.set_batch_size(16);
+  t.set_unroll_steps(3);
+  t.set_td_steps(4);
+  t.set_learning_rate(3e-3);
+  t.set_weight_decay(1e-4);
+  t.set_replay_size(100);
+  return t;
+}
+
+TEST(MuZeroLossTest, StackedTargetsMatchHandComputedOnes) {
+  // Rewards 1..4, root values 10..40, gamma 0.9, n 2, K 2, position 1:
+  // values 37.1, 6.6, 4; rewards 0, 2, 3 (agent/targets_test.cc).
+  agent::Trajectory t;
+  for (int i = 0; i < 4; ++i) {
+    agent::TrajectoryStep s = Synthetic(0, 1).steps[0];
+    s.reward = i + 1;
+    s.root_value = 10 * (i + 1);
+    s.action = static_cast<uint8_t>(i % 3);
+    t.steps.push_back(s);
+  }
+  const agent::PositionTargets targets =
+      agent::MakeTargets(t, 1, {/*unroll_steps=*/2, /*td_steps=*/2, 0.9});
+  const TrainingBatch batch =
+      StackBatch({&t.steps[1]}, {targets}, kShape, torch::kCPU);
+  const torch::Tensor values = batch.value_targets[0];
+  EXPECT_NEAR(values[0].item<float>(), 37.1f, 1e-4);
+  EXPECT_NEAR(values[1].item<float>(), 6.6f, 1e-5);
+  EXPECT_NEAR(values[2].item<float>(), 4.0f, 1e-6);
+  EXPECT_EQ(batch.reward_targets[0][0].item<float>(), 0);
+  EXPECT_EQ(batch.reward_targets[0][1].item<float>(), 2);
+  EXPECT_EQ(batch.reward_targets[0][2].item<float>(), 3);
+  EXPECT_EQ(batch.actions[0][0].item<int64_t>(), 1);
+  EXPECT_EQ(batch.actions[0][1].item<int64_t>(), 2);
+  EXPECT_EQ(batch.policy_weights.sum().item<float>(), 3);
+  EXPECT_EQ(batch.occupancy.sizes(),
+            (std::vector<int64_t>{1, 1, kShape.time_bins, kShape.byte_bins}));
+
+  MuZeroNetwork network = MakeNetwork(1);
+  const LossParts loss = MuZeroLoss(network, batch);
+  EXPECT_NEAR(loss.total.item<double>(), loss.value + loss.reward + loss.policy,
+              1e-4);
+  EXPECT_GT(loss.value, 0);
+  EXPECT_GT(loss.reward, 0);
+}
+
+TEST(MuZeroLossTest, ScaleGradientKeepsValueAndScalesGradient) {
+  const torch::Tensor x = torch::ones({3}, torch::requires_grad());
+  const torch::Tensor y = ScaleGradient(x * 2, 0.5);
+  EXPECT_TRUE(torch::equal(y.detach(), torch::full({3}, 2.0f)));
+  y.sum().backward();
+  EXPECT_TRUE(torch::allclose(x.grad(), torch::ones({3})));
+}
+
+TEST(LearnerTest, RejectsBadConfigAndEmptyReplay) {
+  agent::ReplayBuffer replay(10, 1);
+  TrainingConfig bad = SmallTraining();
+  bad.set_td_steps(0);
+  EXPECT_EQ(Learner::Create(bad, 0.9, MakeNetwork(1), &replay).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  auto learner = Learner::Create(SmallTraining(), 0.9, MakeNetwork(1), &replay);
+  ASSERT_TRUE(learner.ok());
+  EXPECT_EQ((*learner)->Step().status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+// 20 trajectories of 10 steps; the average loss of the last 10 of 100 steps
+// must be under half the first step's.
+TEST(LearnerTest, ReducesTheLossOnAFixedReplay) {
+  agent::ReplayBuffer replay(100, 7);
+  Fill(&replay, 20, 10);
+  auto learner =
+      Learner::Create(SmallTraining(), 0.997, MakeNetwork(3), &replay);
+  ASSERT_TRUE(learner.ok());
+  double first = 0, last = 0;
+  for (int i = 0; i < 100; ++i) {
+    auto stats = (*learner)->Step();
+    ASSERT_TRUE(stats.ok()) << stats.status();
+    if (i == 0) first = stats->total;
+    if (i >= 90) last += stats->total / 10;
+  }
+  EXPECT_EQ((*learner)->step(), 100);
+  std::printf("loss: first %.4f, last-10 mean %.4f, factor %.3f\n", first, last,
+              last / first);
+  EXPECT_LT(last, 0.5 * first);
+}
+
+TEST(LearnerTest, CheckpointResumesTheSameRun) {
+  const std::string dir = ::testing::TempDir() + "/learner_checkpoint";
+  agent::ReplayBuffer replay(100, 5);
+  Fill(&replay, 6, 10);
+  auto a = Learner::Create(SmallTraining(), 0.997, MakeNetwork(11), &replay);
+  ASSERT_TRUE(a.ok());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE((*a)->Step().ok());
+  ASSERT_TRUE((*a)->Save(dir).ok());
+  ASSERT_TRUE((*a)->Save(dir).ok());  // over an existing checkpoint
+  std::vector<double> losses_a;
+  for (int i = 0; i < 2; ++i) losses_a.push_back((*a)->Step()->total);
+
+  agent::ReplayBuffer other_replay(100, /*seed=*/99);
+  auto b =
+      Learner::Create(SmallTraining(), 0.997, MakeNetwork(12), &other_replay);
+  ASSERT_TRUE(b.ok());
+  const absl::Status loaded = (*b)->Load(dir);
+  ASSERT_TRUE(loaded.ok()) << loaded;
+  EXPECT_EQ((*b)->step(), 3);
+  EXPECT_EQ(other_replay.size(), 6);
+  std::vector<double> losses_b;
+  for (int i = 0; i < 2; ++i) losses_b.push_back((*b)->Step()->total);
+  EXPECT_EQ(losses_a, losses_b);
+  EXPECT_EQ((*b)->step(), 5);
+  EXPECT_EQ((*b)->Load(dir + "-missing").code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace mmapzero::model

@@ -1,0 +1,112 @@
+// Reanalyse writes fresh root values / policies for exactly the steps it
+// searched, respects the stored legal mask, and leaves everything else.
+#include "common/model/reanalyser.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "common/agent/replay_buffer.h"
+#include "common/features/config_presets.h"
+#include "common/model/learner.h"
+#include "common/model/networks.h"
+
+namespace mmapzero::model {
+namespace {
+
+constexpr ObservationShape kShape{8, 8, 16};
+
+MuZeroNetwork SmallNetwork() {
+  torch::set_num_threads(1);
+  torch::manual_seed(4);
+  NetworkConfig c;
+  c.set_hidden_size(32);
+  c.set_resnet_channels(8);
+  c.set_resnet_blocks(1);
+  c.set_mlp_hidden(32);
+  c.set_value_support_size(10);
+  c.set_reward_support_size(10);
+  auto network = CreateNetwork(c, kShape, torch::kCPU);
+  EXPECT_TRUE(network.ok()) << network.status();
+  return *network;
+}
+
+// Stored targets no network would produce: value 123, policy (0.2, 0.3, 0.5).
+agent::Trajectory Stored(int length) {
+  agent::Trajectory t;
+  for (int i = 0; i < length; ++i) {
+    agent::TrajectoryStep s;
+    features::Observation o;
+    o.occupancy.assign(kShape.time_bins * kShape.byte_bins, 0.25f * (i % 4));
+    o.vector.assign(kShape.vector_size, 0.1f * i);
+    s.observation = agent::Compact(o);
+    s.action = static_cast<uint8_t>(i % 2);
+    s.legal_mask = i == 3 ? 3 : 7;  // step 3: Drop illegal
+    s.reward = static_cast<float>(i);
+    s.root_value = 123;
+    s.policy = {0.2f, 0.3f, 0.5f};
+    t.steps.push_back(s);
+  }
+  return t;
+}
+
+SearchConfig FewSimulations() {
+  SearchConfig search = features::CpuPreset().search();
+  search.set_simulations(6);
+  return search;
+}
+
+TEST(ReanalyserTest, RefreshChangesOnlyTheSearchedTargets) {
+  agent::ReplayBuffer replay(10, 1);
+  const int64_t id = replay.Insert(Stored(6));
+  auto reanalyser =
+      Reanalyser::Create(FewSimulations(), SmallNetwork(), &replay);
+  ASSERT_TRUE(reanalyser.ok()) << reanalyser.status();
+  const auto before = replay.Get(id);
+  ASSERT_TRUE((*reanalyser)->Refresh(id, 2, 5, /*seed=*/1).ok());
+  const auto after = replay.Get(id);
+  EXPECT_EQ((*reanalyser)->refreshed_steps(), 3);
+  EXPECT_EQ(replay.counters().updated, 3);
+  for (int i = 0; i < 6; ++i) {
+    const agent::TrajectoryStep& a = before->steps[i];
+    const agent::TrajectoryStep& b = after->steps[i];
+    EXPECT_EQ(a.reward, b.reward);
+    EXPECT_EQ(a.action, b.action);
+    EXPECT_EQ(a.legal_mask, b.legal_mask);
+    EXPECT_EQ(a.observation.occupancy, b.observation.occupancy);
+    EXPECT_EQ(a.observation.vector, b.observation.vector);
+    const bool searched = i >= 2 && i < 5;
+    EXPECT_EQ(b.root_value != 123, searched) << i;
+    EXPECT_EQ(b.policy != a.policy, searched) << i;
+    if (searched) {
+      EXPECT_NEAR(b.policy[0] + b.policy[1] + b.policy[2], 1, 1e-5);
+    }
+  }
+  EXPECT_EQ(after->steps[3].policy[2], 0);  // Drop was illegal there
+  EXPECT_EQ((*reanalyser)->Refresh(id + 1, 0, 1, 1).code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(ReanalyserTest, LearnerMixesFreshTargetsIntoItsBatches) {
+  agent::ReplayBuffer replay(10, 2);
+  for (int g = 0; g < 3; ++g) replay.Insert(Stored(6));
+  MuZeroNetwork network = SmallNetwork();
+  auto reanalyser = Reanalyser::Create(FewSimulations(), network, &replay);
+  ASSERT_TRUE(reanalyser.ok());
+  TrainingConfig training;
+  training.set_batch_size(8);
+  training.set_unroll_steps(2);
+  training.set_td_steps(2);
+  training.set_learning_rate(1e-3);
+  training.set_reanalyse_fraction(0.25);
+  auto learner =
+      Learner::Create(training, 0.99, network, &replay, reanalyser->get());
+  ASSERT_TRUE(learner.ok());
+  auto stats = (*learner)->Step();
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->reanalysed, 2);
+  EXPECT_GT(replay.counters().updated, 0);
+}
+
+}  // namespace
+}  // namespace mmapzero::model
