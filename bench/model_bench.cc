@@ -25,6 +25,7 @@
 
 #include "common/agent/replay_buffer.h"
 #include "common/features/config_presets.h"
+#include "common/model/small_network.h"
 #include "common/model/learner.h"
 #include "common/model/networks.h"
 
@@ -32,18 +33,6 @@ namespace mmapzero::model {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-NetworkConfig CpuLikeConfig() {
-  NetworkConfig config;
-  config.set_hidden_size(64);
-  config.set_resnet_channels(16);
-  config.set_resnet_blocks(2);
-  config.set_mlp_hidden(128);
-  config.set_value_support_size(50);
-  config.set_reward_support_size(10);
-  return config;
-}
-constexpr ObservationShape kShape{32, 32, 200};
 
 // Seconds per call of `fn`, after one warm-up call, over at least
 // `min_seconds`.
@@ -75,14 +64,14 @@ torch::Tensor SoftCrossEntropy(const torch::Tensor& logits,
 void FillSyntheticReplay(int trajectories, int length,
                          agent::ReplayBuffer* replay) {
   std::mt19937_64 rng(1);
-  const int cells = kShape.time_bins * kShape.byte_bins;
+  const int cells = kSmallObservationShape.time_bins * kSmallObservationShape.byte_bins;
   for (int g = 0; g < trajectories; ++g) {
     agent::Trajectory t;
     for (int i = 0; i < length; ++i) {
       agent::TrajectoryStep s;
       s.observation.occupancy.resize(cells);
       for (uint8_t& c : s.observation.occupancy) c = rng() & 0xff;
-      s.observation.vector.resize(kShape.vector_size);
+      s.observation.vector.resize(kSmallObservationShape.vector_size);
       for (float& v : s.observation.vector) v = (rng() % 1000) / 1000.0f;
       s.action = rng() % kNumActions;
       s.legal_mask = 7;
@@ -120,8 +109,8 @@ int LearnerRow(MuZeroNetwork network, const torch::Device& device) {
 int Run(int threads) {
   if (threads > 0) torch::set_num_threads(threads);
   const torch::Device device = DefaultDevice();
-  const NetworkConfig config = CpuLikeConfig();
-  absl::StatusOr<MuZeroNetwork> created = CreateNetwork(config, kShape, device);
+  const NetworkConfig config = SmallNetworkConfig();
+  absl::StatusOr<MuZeroNetwork> created = CreateNetwork(config, kSmallObservationShape, device);
   if (!created.ok()) {
     std::fprintf(stderr, "%s\n", created.status().ToString().c_str());
     return 1;
@@ -139,9 +128,9 @@ int Run(int threads) {
   std::printf("|---|---:|---:|---:|\n");
   for (const int batch : {1, 8, 32, 128}) {
     const torch::Tensor occupancy =
-        torch::rand({batch, 1, kShape.time_bins, kShape.byte_bins}, options);
+        torch::rand({batch, 1, kSmallObservationShape.time_bins, kSmallObservationShape.byte_bins}, options);
     const torch::Tensor vector =
-        torch::rand({batch, kShape.vector_size}, options);
+        torch::rand({batch, kSmallObservationShape.vector_size}, options);
     const torch::Tensor hidden =
         torch::rand({batch, config.hidden_size()}, options);
     const torch::Tensor actions =
@@ -164,9 +153,9 @@ int Run(int threads) {
   constexpr int kBatch = 64;
   constexpr int kUnroll = 5;
   const torch::Tensor occupancy =
-      torch::rand({kBatch, 1, kShape.time_bins, kShape.byte_bins}, options);
+      torch::rand({kBatch, 1, kSmallObservationShape.time_bins, kSmallObservationShape.byte_bins}, options);
   const torch::Tensor vector =
-      torch::rand({kBatch, kShape.vector_size}, options);
+      torch::rand({kBatch, kSmallObservationShape.vector_size}, options);
   const torch::Tensor actions = torch::randint(
       0, kNumActions, {kUnroll, kBatch}, options.dtype(torch::kLong));
   const torch::Tensor policy_target =

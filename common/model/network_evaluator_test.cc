@@ -1,4 +1,5 @@
 // Tests of the search::Evaluator adapter over the LibTorch networks.
+#include "common/model/small_network.h"
 #include "common/model/network_evaluator.h"
 
 #include <torch/torch.h>
@@ -12,27 +13,14 @@
 namespace mmapzero::model {
 namespace {
 
-constexpr ObservationShape kShape{32, 32, 200};
-
-NetworkConfig CpuLikeConfig() {
-  NetworkConfig config;
-  config.set_hidden_size(64);
-  config.set_resnet_channels(16);
-  config.set_resnet_blocks(2);
-  config.set_mlp_hidden(128);
-  config.set_value_support_size(50);
-  config.set_reward_support_size(10);
-  return config;
-}
-
 std::vector<features::Observation> RandomObservations(int count,
                                                       unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> unit(0.0f, 1.0f);
   std::vector<features::Observation> observations(count);
   for (features::Observation& observation : observations) {
-    observation.occupancy.resize(kShape.time_bins * kShape.byte_bins);
-    observation.vector.resize(kShape.vector_size);
+    observation.occupancy.resize(kSmallObservationShape.time_bins * kSmallObservationShape.byte_bins);
+    observation.vector.resize(kSmallObservationShape.vector_size);
     for (float& x : observation.occupancy) x = unit(rng);
     for (float& x : observation.vector) x = 2 * unit(rng) - 1;
   }
@@ -51,7 +39,7 @@ std::vector<const features::Observation*> Pointers(
 MuZeroNetwork MakeNetwork() {
   torch::set_num_threads(1);
   torch::manual_seed(1);
-  MuZeroNetwork network(CpuLikeConfig(), kShape);
+  MuZeroNetwork network(SmallNetworkConfig(), kSmallObservationShape);
   torch::NoGradGuard no_grad;
   for (torch::Tensor& parameter : network->parameters()) {
     if (parameter.abs().sum().item<float>() == 0) {

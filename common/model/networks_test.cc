@@ -1,5 +1,6 @@
 // Tests of the LibTorch networks and their checkpoints, at the cpu-like sizes
 // (32x32 occupancy grid, vector of 200, hidden state of 64).
+#include "common/model/small_network.h"
 #include "common/model/networks.h"
 
 #include <torch/torch.h>
@@ -18,19 +19,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-NetworkConfig CpuLikeConfig() {
-  NetworkConfig config;
-  config.set_hidden_size(64);
-  config.set_resnet_channels(16);
-  config.set_resnet_blocks(2);
-  config.set_mlp_hidden(128);
-  config.set_value_support_size(50);
-  config.set_reward_support_size(10);
-  return config;
-}
-
-constexpr ObservationShape kShape{32, 32, 200};
-
 class NetworksTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -38,18 +26,18 @@ class NetworksTest : public ::testing::Test {
     torch::manual_seed(0);
   }
 
-  MuZeroNetwork MakeNetwork(const NetworkConfig& config = CpuLikeConfig()) {
+  MuZeroNetwork MakeNetwork(const NetworkConfig& config = SmallNetworkConfig()) {
     absl::StatusOr<MuZeroNetwork> network =
-        CreateNetwork(config, kShape, torch::kCPU);
+        CreateNetwork(config, kSmallObservationShape, torch::kCPU);
     EXPECT_TRUE(network.ok()) << network.status();
     return *network;
   }
 
   static torch::Tensor Occupancy(int batch) {
-    return torch::rand({batch, kShape.time_bins, kShape.byte_bins});
+    return torch::rand({batch, kSmallObservationShape.time_bins, kSmallObservationShape.byte_bins});
   }
   static torch::Tensor Vector(int batch) {
-    return torch::rand({batch, kShape.vector_size}) * 2 - 1;
+    return torch::rand({batch, kSmallObservationShape.vector_size}) * 2 - 1;
   }
 };
 
@@ -109,10 +97,10 @@ TEST_F(NetworksTest, TensorSupportMatchesScalarSupport) {
 }
 
 TEST_F(NetworksTest, CreateNetworkRejectsNonPositiveSizes) {
-  NetworkConfig config = CpuLikeConfig();
+  NetworkConfig config = SmallNetworkConfig();
   config.set_hidden_size(0);
   const absl::StatusOr<MuZeroNetwork> network =
-      CreateNetwork(config, kShape, torch::kCPU);
+      CreateNetwork(config, kSmallObservationShape, torch::kCPU);
   EXPECT_EQ(network.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(network.status().message(), HasSubstr("hidden_size"));
 }
@@ -131,7 +119,7 @@ TEST_F(NetworksTest, OverfitsOneFixedBatch) {
   constexpr int kSteps = 300;
   // The summed policy / value / reward loss must fall by this factor.
   constexpr double kRequiredFactor = 5.0;
-  const NetworkConfig config = CpuLikeConfig();
+  const NetworkConfig config = SmallNetworkConfig();
   MuZeroNetwork network = MakeNetwork();
   const torch::Tensor occupancy = Occupancy(kBatch);
   const torch::Tensor vector = Vector(kBatch);
@@ -199,7 +187,7 @@ TEST_F(NetworksTest, CheckpointRoundTripGivesIdenticalOutputs) {
 
 TEST_F(NetworksTest, CheckpointLoadNamesFileAndMismatchingField) {
   const std::string path = ::testing::TempDir() + "/networks_test_small.ckpt";
-  NetworkConfig small = CpuLikeConfig();
+  NetworkConfig small = SmallNetworkConfig();
   small.set_mlp_hidden(32);
   ASSERT_TRUE(SaveCheckpoint(MakeNetwork(small), path).ok());
   MuZeroNetwork network = MakeNetwork();
