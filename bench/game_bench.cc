@@ -19,7 +19,7 @@
 
 #include "absl/strings/str_format.h"
 #include "common/game/mmap_game.h"
-#include "common/solvers/policy.h"
+#include "common/solvers/random_policy.h"
 #include "common/workload/generator.h"
 
 namespace mmapzero {
@@ -48,20 +48,11 @@ Rate Measure(double min_seconds, Fn&& game_fn) {
   return rate;
 }
 
-Action RandomLegal(const MMapGame& game, std::mt19937_64& rng) {
-  const uint8_t mask = game.LegalActionMask();
-  int pick = static_cast<int>(rng() % __builtin_popcount(mask));
-  for (int a = 0; a < game::kNumActions; ++a) {
-    if ((mask & (1u << a)) && pick-- == 0) return static_cast<Action>(a);
-  }
-  return Action::kDrop;
-}
-
 int64_t PlayRandom(const std::shared_ptr<const game::Program>& program,
                    std::mt19937_64& rng) {
   MMapGame game(program);
   int64_t moves = 0;
-  for (; !game.IsTerminal(); ++moves) game.ApplyAction(RandomLegal(game, rng));
+  for (; !game.IsTerminal(); ++moves) game.ApplyAction(solvers::UniformLegalAction(game, rng));
   return moves;
 }
 
@@ -94,7 +85,7 @@ int64_t PlayBranching(const std::shared_ptr<const game::Program>& program,
       }
       ++moves;
     }
-    game.ApplyAction(RandomLegal(game, rng));
+    game.ApplyAction(solvers::UniformLegalAction(game, rng));
     ++moves;
   }
   return moves;
@@ -116,7 +107,7 @@ double MeanOverlapsPerQuery(const std::shared_ptr<const game::Program>& program)
           outcome.interval_start, outcome.interval_end,
           [&](const game::Rect&) { ++overlaps; });
     }
-    game.ApplyAction(RandomLegal(game, rng));
+    game.ApplyAction(solvers::UniformLegalAction(game, rng));
   }
   return queries > 0 ? static_cast<double>(overlaps) / queries : 0;
 }

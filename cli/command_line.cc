@@ -84,7 +84,7 @@ absl::StatusOr<double> CommandLine::GetDouble(const std::string& flag,
 
 absl::StatusOr<std::string> CommandLine::GetRequired(
     const std::string& flag, const std::string& usage) const {
-  if (!Has(flag)) {
+  if (GetString(flag, "").empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("--", flag, " is required; usage: mmapctl ", usage));
   }

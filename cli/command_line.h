@@ -34,7 +34,7 @@ class CommandLine {
   absl::StatusOr<double> GetDouble(const std::string& flag,
                                    double fallback) const;
   // The value of a flag that must be given; InvalidArgument quoting `usage`
-  // when it is missing.
+  // when it is missing or empty.
   absl::StatusOr<std::string> GetRequired(const std::string& flag,
                                           const std::string& usage) const;
   // InvalidArgument unless exactly `count` positional arguments were given;

@@ -53,11 +53,7 @@ absl::Status RunRender(const Args& args) {
       const CommandLine line,
       CommandLine::Parse(args, {"out", "width", "height", "legend"},
                          /*bool_flags=*/{}));
-  const std::string out = line.GetString("out", "");
-  if (out.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--out is required; usage: mmapctl ", kUsage));
-  }
+  ASSIGN_OR_RETURN(const std::string out, line.GetRequired("out", kUsage));
   ASSIGN_OR_RETURN(const LayoutSvgOptions options, ParseOptions(line));
   ASSIGN_OR_RETURN(const WorkloadAndSolution inputs,
                    ReadWorkloadAndSolution(line, kUsage));

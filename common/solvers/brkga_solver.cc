@@ -234,11 +234,8 @@ absl::StatusOr<Solution> BrkgaSolver::Solve(
   SearchBudget search(budget);
   BrkgaRun run(options_, program, budget, std::move(warm));
   run.Run(search);
-  search.ReportFinal(run.best().normalised_return());
-  SolverSettings settings = effective_;
-  settings["generations"] = absl::StrCat(run.generations());
-  return run.best().Finish(name(), settings, budget, search.evaluations(),
-                           search.elapsed_seconds());
+  return FinishSearch(search, run.best(), run.generations(), effective_, name(),
+                      budget);
 }
 
 absl::StatusOr<std::unique_ptr<Solver>> MakeBrkgaSolver(

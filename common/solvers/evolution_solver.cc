@@ -168,11 +168,8 @@ absl::StatusOr<Solution> EvolutionSolver::Solve(
   SearchBudget search(budget);
   EvolutionRun run(options_, program, budget);
   run.Run(search);
-  search.ReportFinal(run.best().normalised_return());
-  SolverSettings settings = effective_;
-  settings["generations"] = absl::StrCat(run.generations());
-  return run.best().Finish(name(), settings, budget, search.evaluations(),
-                           search.elapsed_seconds());
+  return FinishSearch(search, run.best(), run.generations(), effective_, name(),
+                      budget);
 }
 
 absl::StatusOr<std::unique_ptr<Solver>> MakeEvolutionSolver(

@@ -64,4 +64,13 @@ void SearchBudget::ReportFinal(double best_normalised_return) {
   Report(best_normalised_return);
 }
 
+Solution FinishSearch(SearchBudget& search, const BestSolution& best,
+                      int64_t generations, SolverSettings settings,
+                      const std::string& name, const SolverBudget& budget) {
+  search.ReportFinal(best.normalised_return());
+  settings["generations"] = absl::StrCat(generations);
+  return best.Finish(name, settings, budget, search.evaluations(),
+                     search.elapsed_seconds());
+}
+
 }  // namespace mmapzero::solvers

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/solvers/best_solution.h"
 #include "common/solvers/solver.h"
 
 namespace mmapzero::solvers {
@@ -52,6 +53,13 @@ class SearchBudget {
   absl::Time last_report_;
   int64_t evaluations_ = 0;
 };
+
+// The end of a generational search (ES, BRKGA): the final progress report,
+// the generation count added to `settings`, and the best solution with
+// Solution.solver filled in.
+Solution FinishSearch(SearchBudget& search, const BestSolution& best,
+                      int64_t generations, SolverSettings settings,
+                      const std::string& name, const SolverBudget& budget);
 
 // splitmix64: a well-mixed 64-bit value of (seed, a, b), so that candidate
 // `b` of generation `a` draws the same numbers whichever thread runs it.
