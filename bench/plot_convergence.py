@@ -1,31 +1,46 @@
 #!/usr/bin/env python3
-"""Draws docs/img/convergence.svg from `quality_bench --convergence OUT.csv`:
-best normalised return over wall time for ES, BRKGA and random play on one
-workload, like Figure 5 of Wang et al. (2023). Standard library only.
+"""Draws an SVG from `quality_bench --convergence OUT.csv`: best normalised
+return over wall time for ES, BRKGA, random play and MuZero on one workload,
+like Figure 5 of Wang et al. (2023). MuZero's recent return (mean of its last
+self-play games) is drawn dotted in its colour. Standard library only.
 
 Usage: build/bin/quality_bench --convergence /tmp/convergence.csv
-       bench/plot_convergence.py /tmp/convergence.csv docs/img/convergence.svg
+       bench/plot_convergence.py /tmp/convergence.csv docs/img/convergence.svg [WORKLOAD]
+(WORKLOAD: which workload of the CSV to draw; default: the only one.)
 """
 import csv
 import math
 import sys
 
-COLORS = {"es": "#4e79a7", "brkga": "#59a14f", "random": "#e15759"}
-LABELS = {"es": "ES", "brkga": "BRKGA", "random": "random play"}
+COLORS = {"es": "#4e79a7", "brkga": "#59a14f", "random": "#e15759",
+          "muzero": "#f28e2b"}
+LABELS = {"es": "ES", "brkga": "BRKGA", "random": "random play",
+          "muzero": "MuZero"}
 
 
-def read_series(path):
-    """{solver: [(elapsed, best, evaluations), ...]} sorted by time."""
-    series, workload = {}, ""
+def read_series(path, wanted=None):
+    """({solver: [(elapsed, best, evaluations), ...]}, {solver: [(elapsed,
+    recent), ...]}, workload), sorted by time, for one workload."""
+    series, recent, workloads = {}, {}, []
     with open(path) as f:
         for row in csv.DictReader(f):
-            workload = row["workload"]
+            if row["workload"] not in workloads:
+                workloads.append(row["workload"])
+            if wanted is not None and row["workload"] != wanted:
+                continue
+            t = float(row["elapsed_seconds"])
             series.setdefault(row["solver"], []).append(
-                (float(row["elapsed_seconds"]), float(row["best_normalised_return"]),
-                 int(row["evaluations"])))
-    for points in series.values():
+                (t, float(row["best_normalised_return"]), int(row["evaluations"])))
+            if row.get("recent_normalised_return"):
+                recent.setdefault(row["solver"], []).append(
+                    (t, float(row["recent_normalised_return"])))
+    if wanted is None and len(workloads) > 1:
+        sys.exit(f"{path} holds several workloads ({', '.join(workloads)}): name one")
+    if wanted is not None and wanted not in workloads:
+        sys.exit(f"{path}: no points for workload '{wanted}'")
+    for points in list(series.values()) + list(recent.values()):
         points.sort()
-    return series, workload
+    return series, recent, wanted or (workloads[0] if workloads else "")
 
 
 def nice_range(lo, hi):
@@ -42,11 +57,13 @@ def nice_range(lo, hi):
 
 
 def main():
-    series, workload = read_series(sys.argv[1])
+    series, recent, workload = read_series(
+        sys.argv[1], sys.argv[3] if len(sys.argv) > 3 else None)
     width, height = 760, 440
     left, right, top, bottom = 80, 30, 50, 100
     plot_w, plot_h = width - left - right, height - top - bottom
-    values = [b for pts in series.values() for _, b, _ in pts] or [0.0, 1.0]
+    values = ([b for pts in series.values() for _, b, _ in pts] +
+              [r for pts in recent.values() for _, r in pts]) or [0.0, 1.0]
     t_max = max([t for pts in series.values() for t, _, _ in pts] + [1.0])
     y_lo, y_hi, y_step = nice_range(min(values), max(values))
     # Solvers stop a little after the budget: do not open a new tick for it.
@@ -105,12 +122,21 @@ def main():
                    'stroke-width="2"/>')
         for t_i, b, _ in series[solver]:
             out.append(f'<circle cx="{x(t_i):.1f}" cy="{y(b):.1f}" r="2.5" fill="{color}"/>')
+        if recent.get(solver):
+            dots = " ".join(("M" if i == 0 else "L") + f"{x(t_i):.1f},{y(r):.1f}"
+                            for i, (t_i, r) in enumerate(recent[solver]))
+            out.append(f'<path d="{dots}" fill="none" stroke="{color}" '
+                       'stroke-width="1.5" stroke-dasharray="2 3"/>')
+            out.append(f'<text x="{x(recent[solver][-1][0]) - 4:.1f}" '
+                       f'y="{y(recent[solver][-1][1]) + 14:.1f}" text-anchor="end" '
+                       f'fill="{color}">{LABELS.get(solver, solver)}, recent games</text>')
     for j, solver in enumerate(order):
-        lx = left + j * 220
+        # Three entries a row, two rows at most.
+        lx, ly = left + (j % 3) * 220, height - 46 + (j // 3) * 20
         evals = series[solver][-1][2]
-        out.append(f'<rect x="{lx}" y="{height - 34}" width="12" height="12" '
+        out.append(f'<rect x="{lx}" y="{ly}" width="12" height="12" '
                    f'fill="{COLORS.get(solver, "#9c755f")}"/>')
-        out.append(f'<text x="{lx + 18}" y="{height - 24}">'
+        out.append(f'<text x="{lx + 18}" y="{ly + 10}">'
                    f'{LABELS.get(solver, solver)} ({evals:,} games)</text>')
     out.append('</svg>')
     with open(sys.argv[2], "w") as f:

@@ -4,14 +4,15 @@
 // Every solution is validated independently and replayed in the latency
 // simulator; the heuristic's simulated latency is the speed-up baseline.
 // Prints a Markdown table (for docs/benchmarks.md); --json for scripts;
-// --convergence OUT.csv records ES, BRKGA and random's progress reports on
-// one workload, and the heuristic's one result as a reference, for
-// bench/plot_convergence.py (the paper's Figure 5).
+// --convergence OUT.csv records ES, BRKGA, random's and muzero's progress
+// reports on the --convergence-workload(s), and the heuristic's one result
+// as a reference, for bench/plot_convergence.py (the paper's Figure 5).
+// Built with LibTorch, the `muzero` solver is available (--solvers muzero).
 //
 // Usage: quality_bench [--budget SECONDS] [--threads N] [--solvers a,b]
 //   [--hlo-dir DIR] [--hardware NAME|FILE[@fast=Kx]] [--alignment A]
 //   [--workloads a,b] [--seed S] [--json] [--json-out FILE]
-//   [--convergence OUT.csv] [--convergence-workload NAME]
+//   [--convergence OUT.csv] [--convergence-workload NAME[,NAME...]]
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -21,12 +22,16 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "bench/quality/quality_report.h"
 #include "bench/quality/quality_run.h"
 #include "bench/quality/quality_workloads.h"
 #include "common/workload/hardware_profiles.h"
+#ifdef MMAPZERO_WITH_TORCH
+#include "common/model/register_model_solvers.h"
+#endif
 
 namespace mmapzero::bench {
 namespace {
@@ -44,16 +49,21 @@ struct Flags {
   bool json = false;
   std::string json_out;  // also write the JSON here
   std::string convergence_csv;
-  std::string convergence_workload = "transformer-3000";
+  std::vector<std::string> convergence_workloads = {"transformer-3000"};
 };
 
 // The solvers whose progress the convergence plot shows.
 bool Converges(const std::string& solver) {
-  return solver == "es" || solver == "brkga" || solver == "random";
+  return solver == "es" || solver == "brkga" || solver == "random" ||
+         solver == "muzero";
 }
 
 std::vector<std::string> List(const std::string& text) {
   return absl::StrSplit(text, ',', absl::SkipEmpty());
+}
+
+bool Contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
 }
 
 // --name VALUE or --name=VALUE; false (and a message) on a bad flag.
@@ -100,7 +110,7 @@ bool ParseFlags(int argc, char** argv, Flags* flags) {
     } else if (arg == "--convergence") {
       flags->convergence_csv = value;
     } else if (arg == "--convergence-workload") {
-      flags->convergence_workload = value;
+      flags->convergence_workloads = List(value);
     } else {
       std::fprintf(stderr, "unknown flag %s\n", arg.c_str());
       return false;
@@ -188,7 +198,7 @@ int Main(int argc, char** argv) {
         continue;
       }
       const bool record = !flags.convergence_csv.empty() && Converges(solver) &&
-                          workload.name == flags.convergence_workload;
+                          Contains(flags.convergence_workloads, workload.name);
       QualityRow row = RunQualityCell(solver, workload, run_options,
                                       record ? &convergence : nullptr);
       std::fprintf(
@@ -198,7 +208,7 @@ int Main(int argc, char** argv) {
           row.message.empty() ? "" : ": ", row.message.c_str());
       if (!flags.convergence_csv.empty() && solver == "heuristic" &&
           row.status == RunStatus::kOk &&
-          workload.name == flags.convergence_workload) {
+          Contains(flags.convergence_workloads, workload.name)) {
         // The plot's reference line: the heuristic plays one game.
         convergence.push_back({workload.name, solver, row.wall_seconds,
                                row.evaluations, row.normalised_return});
@@ -218,7 +228,7 @@ int Main(int argc, char** argv) {
   if (!flags.convergence_csv.empty()) {
     if (convergence.empty()) {
       notes.push_back(absl::StrCat("no convergence points recorded on '",
-                                   flags.convergence_workload, "'"));
+                                   absl::StrJoin(flags.convergence_workloads, ","), "'"));
     }
     const absl::Status written =
         WriteConvergenceCsv(flags.convergence_csv, convergence);
@@ -251,4 +261,9 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace mmapzero::bench
 
-int main(int argc, char** argv) { return mmapzero::bench::Main(argc, argv); }
+int main(int argc, char** argv) {
+#ifdef MMAPZERO_WITH_TORCH
+  mmapzero::model::RegisterModelSolvers();
+#endif
+  return mmapzero::bench::Main(argc, argv);
+}

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <string>
 #include <thread>
 
 #include "absl/strings/numbers.h"
@@ -131,10 +132,14 @@ absl::Status CheckValid(const Workload& workload, const Solution& solution) {
 }
 
 void PrintProgress(const solvers::SolverProgress& progress) {
+  std::string recent;
+  if (progress.recent_normalised_return >= 0) {
+    recent = absl::StrFormat("  recent %.4f", progress.recent_normalised_return);
+  }
   std::cerr << absl::StrFormat(
-      "  %6.1f s  %lld evaluations  best normalised return %.4f\n",
+      "  %6.1f s  %lld evaluations  best normalised return %.4f%s\n",
       progress.elapsed_seconds, static_cast<long long>(progress.evaluations),
-      progress.best_normalised_return);
+      progress.best_normalised_return, recent);
 }
 
 absl::Status WriteSvg(const std::string& path, const Workload& workload,

@@ -149,11 +149,16 @@ absl::Status WriteConvergenceCsv(const std::string& path,
   if (!out) {
     return absl::NotFoundError(absl::StrCat(path, ": cannot open for writing"));
   }
-  out << "solver,workload,elapsed_seconds,evaluations,best_normalised_return\n";
+  out << "solver,workload,elapsed_seconds,evaluations,best_normalised_return,"
+         "recent_normalised_return\n";
   for (const ConvergencePoint& p : points) {
-    out << absl::StrFormat("%s,%s,%.3f,%d,%.6f\n", p.solver, p.workload,
+    out << absl::StrFormat("%s,%s,%.3f,%d,%.6f,%s\n", p.solver, p.workload,
                            p.elapsed_seconds, p.evaluations,
-                           p.best_normalised_return);
+                           p.best_normalised_return,
+                           p.recent_normalised_return < 0
+                               ? std::string()
+                               : absl::StrFormat(
+                                     "%.6f", p.recent_normalised_return));
   }
   out.close();
   if (!out) return absl::DataLossError(absl::StrCat(path, ": write failed"));

@@ -45,7 +45,8 @@ QualityRow RunQualityCell(const std::string& solver_name,
     if (convergence != nullptr) {
       convergence->push_back({workload.name, solver_name,
                               progress.elapsed_seconds, progress.evaluations,
-                              progress.best_normalised_return});
+                              progress.best_normalised_return,
+                              progress.recent_normalised_return});
     }
   };
   const auto start = Clock::now();

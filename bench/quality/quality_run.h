@@ -47,6 +47,7 @@ struct ConvergencePoint {
   double elapsed_seconds = 0;
   int64_t evaluations = 0;
   double best_normalised_return = 0;
+  double recent_normalised_return = -1;  // negative: not reported
 };
 
 struct QualityRunOptions {

@@ -92,16 +92,16 @@ TEST(QualityReportTest, ConvergenceCsvHasAHeaderAndOneLinePerPoint) {
       (std::filesystem::path(::testing::TempDir()) / "convergence.csv")
           .string();
   ASSERT_TRUE(WriteConvergenceCsv(path, {{"w", "es", 1.5, 10, 0.25},
-                                         {"w", "brkga", 2.0, 20, 0.5}})
+                                         {"w", "muzero", 2.0, 20, 0.5, 0.375}})
                   .ok());
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
   EXPECT_EQ(text.str(),
             "solver,workload,elapsed_seconds,evaluations,"
-            "best_normalised_return\n"
-            "es,w,1.500,10,0.250000\n"
-            "brkga,w,2.000,20,0.500000\n");
+            "best_normalised_return,recent_normalised_return\n"
+            "es,w,1.500,10,0.250000,\n"
+            "muzero,w,2.000,20,0.500000,0.375000\n");
 }
 
 }  // namespace

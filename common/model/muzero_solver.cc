@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
+#include <functional>
 #include <iostream>
+#include <optional>
 #include <stop_token>
 #include <thread>
 #include <utility>
@@ -18,7 +21,9 @@
 #include "common/base/status_macros.h"
 #include "common/features/config_presets.h"
 #include "common/model/learner.h"
+#include "common/model/network_checkpoint.h"
 #include "common/model/networks.h"
+#include "common/model/run_checkpoint.h"
 #include "common/model/self_play.h"
 #include "common/solvers/best_solution.h"
 #include "common/solvers/search_budget.h"
@@ -36,6 +41,8 @@ constexpr int64_t kPublishInterval = 10;
 // How often the Solve thread checks the budget, and logs a status line.
 constexpr absl::Duration kPoll = absl::Milliseconds(20);
 constexpr absl::Duration kLogInterval = absl::Seconds(5);
+// Self-play games averaged in the "recent" normalised return.
+constexpr int kRecentGames = 10;
 
 // What the actor threads found, read by the Solve thread. Games beyond
 // `game_limit` (0: none) are not counted, offered or kept.
@@ -51,6 +58,8 @@ class SelfPlayResults {
     if (game_limit_ > 0 && games_ >= game_limit_) return false;
     ++games_;
     if (!game.infeasible()) best_.Offer(game);
+    recent_.push_back(game.infeasible() ? 0.0 : game.NormalisedReturn());
+    if (recent_.size() > kRecentGames) recent_.pop_front();
     return true;
   }
   void SetCounters(int actor, const SelfPlayCounters& counters)
@@ -66,6 +75,15 @@ class SelfPlayResults {
   int64_t games() const ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
     return games_;
+  }
+  // Mean normalised return of the last kRecentGames games (an infeasible
+  // game counts 0); negative before the first.
+  double recent() const ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    if (recent_.empty()) return -1;
+    double sum = 0;
+    for (double r : recent_) sum += r;
+    return sum / recent_.size();
   }
   solvers::BestSolution best() const ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
@@ -89,6 +107,7 @@ class SelfPlayResults {
   mutable absl::Mutex mu_;
   int64_t games_ ABSL_GUARDED_BY(mu_) = 0;
   solvers::BestSolution best_ ABSL_GUARDED_BY(mu_);
+  std::deque<double> recent_ ABSL_GUARDED_BY(mu_);
   std::vector<SelfPlayCounters> per_actor_ ABSL_GUARDED_BY(mu_);
 };
 
@@ -120,22 +139,41 @@ class ActorThreads {
       if (thread.joinable()) thread.join();
     }
   }
+  // Each actor's parameter version, "v0,v1,..."; after Stop().
+  std::string Versions() const {
+    std::string versions;
+    for (const auto& actor : actors_) {
+      absl::StrAppend(&versions, versions.empty() ? "" : ",",
+                      actor->parameter_version());
+    }
+    return versions;
+  }
 
  private:
   std::vector<std::unique_ptr<SelfPlay>> actors_;
   std::vector<std::jthread> threads_;  // last: joined before actors_ go
 };
 
+// Periodic checkpoints from the learner thread: `save` (none: no
+// checkpoints) every `interval` learner steps.
+struct LearnerCheckpoints {
+  int64_t interval = 1;
+  std::function<absl::Status(const Learner&)> save;
+};
+
 // The learner thread: trains while the replay has data, publishing the
-// parameters every kPublishInterval steps, until stopped, out of
-// training_steps, or a step fails (its error is kept). The destructor stops
-// and joins it.
+// parameters every kPublishInterval steps and saving checkpoints, until
+// stopped, out of training_steps, or a step fails (its error is kept; a
+// failed save is kept too, and training goes on). The destructor stops and
+// joins it.
 class LearnerThread {
  public:
   LearnerThread(Learner* learner, const agent::ReplayBuffer* replay,
-                int64_t max_steps, PublishedParameters* parameters)
-      : thread_([this, learner, replay, max_steps,
-                 parameters](std::stop_token stop) {
+                int64_t max_steps, PublishedParameters* parameters,
+                LearnerCheckpoints checkpoints)
+      : step_(learner->step()),
+        thread_([this, learner, replay, max_steps, parameters,
+                 checkpoints = std::move(checkpoints)](std::stop_token stop) {
           while (!stop.stop_requested() && learner->step() < max_steps) {
             if (replay->size() == 0) {
               absl::SleepFor(absl::Milliseconds(10));
@@ -150,9 +188,14 @@ class LearnerThread {
             if (stats->step % kPublishInterval == 0) {
               parameters->Publish(learner->network(), stats->step);
             }
+            absl::Status saved;
+            if (checkpoints.save && stats->step % checkpoints.interval == 0) {
+              saved = checkpoints.save(*learner);
+            }
             absl::MutexLock lock(&mu_);
             step_ = stats->step;
             loss_ = stats->total;
+            if (!saved.ok()) checkpoint_error_ = saved.ToString();
           }
         }) {}
   ~LearnerThread() { Stop(); }
@@ -167,12 +210,18 @@ class LearnerThread {
     if (!error_.empty()) return absl::StrCat("stopped: ", error_);
     return absl::StrFormat("step %d, loss %.4g", step_, loss_);
   }
+  // The last failed periodic checkpoint's error; empty when none failed.
+  std::string checkpoint_error() const ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    return checkpoint_error_;
+  }
 
  private:
   mutable absl::Mutex mu_;
   int64_t step_ ABSL_GUARDED_BY(mu_) = 0;
   double loss_ ABSL_GUARDED_BY(mu_) = 0;
   std::string error_ ABSL_GUARDED_BY(mu_);
+  std::string checkpoint_error_ ABSL_GUARDED_BY(mu_);
   std::jthread thread_;  // last: started after the fields it writes
 };
 
@@ -180,17 +229,41 @@ std::string Percent(double fraction) {
   return absl::StrFormat("%.4f", fraction);
 }
 
+// Loads what checkpoint `dir` saved into `learner`, or without one the
+// network alone; the learner step the run continues from.
+absl::StatusOr<int64_t> LoadSaved(const std::string& dir,
+                                  const RunProgress& saved, Learner* learner,
+                                  MuZeroNetwork& network) {
+  if (!HasLearnerCheckpoint(dir)) return learner ? learner->step() : saved.step;
+  const absl::Status status =
+      learner != nullptr ? learner->Load(LearnerCheckpointDir(dir))
+                         : LoadCheckpoint(LearnerNetworkPath(dir), network);
+  if (!status.ok()) {
+    return absl::Status(status.code(), absl::StrCat("muzero: checkpoint ", dir,
+                                                    ": ", status.message()));
+  }
+  return learner ? learner->step() : saved.step;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<MuZeroSolver>> MuZeroSolver::Create(
     const SolverSettings& settings) {
   std::string preset = kDefaultConfig;
+  std::string checkpoint;
   std::vector<std::string> overrides;
   SolverSettings effective;
   SolverSettings rest;
   for (const auto& [key, value] : settings) {
     if (key == "config") {
       preset = value;
+    } else if (key == "checkpoint") {
+      if (value.empty()) {
+        return absl::InvalidArgumentError(
+            "muzero: checkpoint: needs a directory (checkpoint=DIR)");
+      }
+      checkpoint = value;
+      effective[key] = value;
     } else if (key.find('.') != std::string::npos) {
       overrides.push_back(absl::StrCat(key, "=", value));
       effective[key] = value;
@@ -207,15 +280,18 @@ absl::StatusOr<std::unique_ptr<MuZeroSolver>> MuZeroSolver::Create(
   effective["config"] = preset;
   effective["preset"] = config->preset().empty() ? "none" : config->preset();
   solvers::SettingsReader reader("muzero", rest);
-  ASSIGN_OR_RETURN(const int64_t actors, reader.GetInt("actors", 1, 1, 64));
+  ASSIGN_OR_RETURN(const int64_t actors, reader.GetInt("actors", 0, 0, 64));
   ASSIGN_OR_RETURN(const int64_t log, reader.GetInt("log", 1, 0, 1));
   ASSIGN_OR_RETURN(const int64_t learn, reader.GetInt("learn", 1, 0, 1));
   RETURN_IF_ERROR(reader.CheckNoUnknownKeys());
-  effective["actors"] = absl::StrCat(actors);
+  effective["actors"] = actors == 0 ? "auto" : absl::StrCat(actors);
   effective["learn"] = absl::StrCat(learn);
   return std::unique_ptr<MuZeroSolver>(
       new MuZeroSolver(*std::move(config), std::move(effective),
-                       static_cast<int>(actors), log != 0, learn != 0));
+                       Options{.actors = static_cast<int>(actors),
+                               .log = log != 0,
+                               .learn = learn != 0,
+                               .checkpoint = std::move(checkpoint)}));
 }
 
 absl::StatusOr<Solution> MuZeroSolver::Solve(
@@ -226,6 +302,19 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
   auto elapsed = [start] { return absl::ToDoubleSeconds(absl::Now() - start); };
   if (log_) {
     std::cerr << "muzero config:\n" << features::FormatConfig(config_) << "\n";
+  }
+  // A checkpoint of another workload or size fails here, before any write.
+  RunIdentity identity;
+  std::optional<RunProgress> saved;
+  SolverSettings run_settings;  // the checkpoint's, added to the result's
+  if (!checkpoint_.empty()) {
+    identity = IdentityOf(*program, config_);
+    ASSIGN_OR_RETURN(saved, ReadRunCheckpoint(checkpoint_, identity));
+    run_settings["resumed_step"] = "none";
+    if (saved) {
+      run_settings["resumed_step"] = absl::StrCat(saved->step);
+      run_settings["resumed_games"] = absl::StrCat(saved->games);
+    }
   }
 
   // MMap-MuZero-prod: the heuristic's solution is the floor.
@@ -246,24 +335,35 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
     best.Offer(solution);
     heuristic_state = Percent(solution.normalised_return());
   }
-  auto report = [&](int64_t games, double best_return) {
+  if (saved && saved->best) best.Offer(*saved->best);  // never lost
+  auto report = [&](int64_t games, double best_return, double recent) {
     if (!budget.on_progress) return;
     budget.on_progress(
         solvers::SolverProgress{.elapsed_seconds = elapsed(),
                                 .evaluations = heuristic_games + games,
-                                .best_normalised_return = best_return});
+                                .best_normalised_return = best_return,
+                                .recent_normalised_return = recent});
   };
-  report(0, best.normalised_return());
+  report(0, best.normalised_return(), -1);
 
   // Self-play on what is left of the budget.
   int64_t game_limit = 0;
   if (budget.max_evaluations > 0) {
     game_limit = budget.max_evaluations - heuristic_games;
   }
-  SelfPlayResults results(game_limit, actors_);
+  // actors=0 (auto): one per thread, less the learner's.
+  const int actor_count =
+      actors_ > 0 ? actors_ : std::max(1, budget.threads - (learn_ ? 1 : 0));
+  SelfPlayResults results(game_limit, actor_count);
   std::string learner_state = "not started (no evaluations left)";
+  std::string actor_versions = "none";
   if (budget.max_evaluations == 0 || game_limit > 0) {
-    torch::set_num_threads(std::max(1, budget.threads / actors_));
+    // One LibTorch thread per calling thread: the networks are small and
+    // the batches a few games, so intra-op threads gain little, and their
+    // OpenMP barriers collapse when another process takes a core (medium
+    // example, 2 cores beside one busy process: 85 moves/s with 2 threads
+    // per op, 1,280 with 1). Parallelism comes from actors + the learner.
+    torch::set_num_threads(1);
     torch::manual_seed(budget.seed);
     const ObservationShape shape = ShapeOf(config_.features());
     ASSIGN_OR_RETURN(MuZeroNetwork network,
@@ -284,15 +384,49 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
             absl::StrCat("not available: ", created.status().message());
       }
     }
+    int64_t start_step = 0;
+    if (saved) {
+      ASSIGN_OR_RETURN(start_step,
+                       LoadSaved(checkpoint_, *saved, learner.get(), network));
+      parameters.Publish(learner ? learner->network() : network, start_step);
+      run_settings["resumed_step"] = absl::StrCat(start_step);
+      run_settings["resumed_replay"] = absl::StrCat(replay.size());
+      if (log_) {
+        std::cerr << absl::StrFormat(
+            "muzero: resumed from %s at learner step %d (%d replay games, "
+            "best %s)\n",
+            checkpoint_, start_step, replay.size(),
+            saved->best ? Percent(saved->best->normalised_return()) : "none");
+      }
+    }
+    // Saves `saving` (null: no learner), the best so far and the games.
+    auto save = [&](const Learner* saving) {
+      RunProgress progress;
+      progress.step = start_step;
+      progress.games = (saved ? saved->games : 0) + results.games();
+      solvers::BestSolution all = best;  // not written while threads run
+      const solvers::BestSolution found = results.best();
+      if (found.has_solution()) all.Offer(found.solution());
+      if (all.has_solution()) progress.best = all.solution();
+      return WriteRunCheckpoint(checkpoint_, identity, progress, saving);
+    };
+    LearnerCheckpoints checkpoints;
+    if (!checkpoint_.empty()) {
+      checkpoints.interval = config_.training().checkpoint_interval();
+      checkpoints.save = [&save](const Learner& l) { return save(&l); };
+    }
     std::vector<std::unique_ptr<SelfPlay>> actors;
-    for (int a = 0; a < actors_; ++a) {
+    for (int a = 0; a < actor_count; ++a) {
       ASSIGN_OR_RETURN(MuZeroNetwork copy,
                        CreateNetwork(config_.network(), shape));
       int64_t version = -1;
       parameters.CopyIfNewer(copy, &version);
+      // A resumed run's actors play new games: (step, games) mixed in.
+      uint64_t seed = solvers::MixSeed(budget.seed, 0x5e1f, a);
+      if (saved) seed = solvers::MixSeed(seed, start_step, saved->games);
       SelfPlay::Options options{
           .config = config_,
-          .seed = solvers::MixSeed(budget.seed, 0x5e1f, a),
+          .seed = seed,
           .game_options = {},
           .sink = [&results, &replay, learning = learner != nullptr](
                       const game::MMapGame& game,
@@ -310,14 +444,14 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
       std::cerr << absl::StrFormat(
           "muzero: heuristic %s; self-play: %d actor(s) x %d games, %d "
           "simulations per move; learner: %s\n",
-          heuristic_state, actors_, config_.search().batch_games(),
+          heuristic_state, actor_count, config_.search().batch_games(),
           config_.search().simulations(), learner ? "training" : learner_state);
     }
     std::unique_ptr<LearnerThread> learner_thread;
     if (learner) {
       learner_thread = std::make_unique<LearnerThread>(
           learner.get(), &replay, config_.training().training_steps(),
-          &parameters);
+          &parameters, std::move(checkpoints));
     }
     auto learner_now = [&] {
       return learner_thread ? learner_thread->State() : learner_state;
@@ -325,28 +459,55 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
     ActorThreads threads(std::move(actors), &parameters, &results);
     absl::Time last_report = absl::Now();
     absl::Time last_log = absl::Now();
+    SelfPlayCounters logged;  // totals at last_log, for the rates
     while (absl::Now() - start < budget.wall_time && !results.LimitReached()) {
       absl::SleepFor(kPoll);
       if (absl::Now() - last_report >= absl::Seconds(1)) {
         last_report = absl::Now();
-        report(results.games(), std::max(best.normalised_return(),
-                                         results.best().normalised_return()));
+        report(results.games(),
+               std::max(best.normalised_return(),
+                        results.best().normalised_return()),
+               results.recent());
       }
       if (log_ && absl::Now() - last_log >= kLogInterval) {
+        const double seconds = absl::ToDoubleSeconds(absl::Now() - last_log);
         last_log = absl::Now();
         const SelfPlayCounters c = results.totals();
+        const double recent = results.recent();
         std::cerr << absl::StrFormat(
-            "  muzero: %lld games, %lld moves, %lld simulations (%.0f/s), "
-            "%lld drop-backups; learner: %s\n",
-            static_cast<long long>(c.games), static_cast<long long>(c.moves),
-            static_cast<long long>(c.simulations), c.simulations / elapsed(),
-            static_cast<long long>(c.drop_backups), learner_now());
+            "  muzero %5.0f s: %lld games, %.0f moves/s, %.0f simulations/s, "
+            "%lld drop-backups; learner %s; best %.4f, recent %s\n",
+            elapsed(), static_cast<long long>(c.games),
+            (c.moves - logged.moves) / seconds,
+            (c.simulations - logged.simulations) / seconds,
+            static_cast<long long>(c.drop_backups), learner_now(),
+            std::max(best.normalised_return(),
+                     results.best().normalised_return()),
+            recent < 0 ? std::string("-") : Percent(recent));
+        logged = c;
       }
     }
     threads.Stop();
+    actor_versions = threads.Versions();
+    std::string checkpoint_error;
     if (learner_thread) {
       learner_thread->Stop();
       learner_state = learner_thread->State();
+      checkpoint_error = learner_thread->checkpoint_error();
+    }
+    if (!checkpoint_.empty()) {  // the last one, with every thread stopped
+      const absl::Status status = save(learner.get());
+      if (!status.ok()) checkpoint_error = status.ToString();
+      if (!checkpoint_error.empty()) {
+        run_settings["checkpoint_error"] = checkpoint_error;
+      }
+      if (log_) {
+        std::cerr << absl::StrFormat(
+            "muzero: checkpoint %s: %s\n", checkpoint_,
+            status.ok() ? absl::StrCat("saved at learner step ",
+                                       learner ? learner->step() : start_step)
+                        : absl::StrCat("save failed: ", status.ToString()));
+      }
     }
   }
 
@@ -357,7 +518,7 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
     return absl::DeadlineExceededError(
         "muzero: the budget allowed no complete game");
   }
-  report(totals.games, best.normalised_return());
+  report(totals.games, best.normalised_return(), results.recent());
   if (log_) {
     std::cerr << absl::StrFormat(
         "muzero: done: %lld self-play games (best %s), heuristic %s; "
@@ -369,6 +530,7 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
         heuristic_state, learner_state);
   }
   SolverSettings settings = effective_;
+  settings["actors"] = absl::StrCat(actor_count);
   settings["heuristic"] = heuristic_state;
   settings["self_play_games"] = absl::StrCat(totals.games);
   settings["self_play_best"] = self_play_best.has_solution()
@@ -376,6 +538,8 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
                                    : "none";
   settings["simulations"] = absl::StrCat(totals.simulations);
   settings["learner"] = learner_state;
+  settings["actor_versions"] = actor_versions;
+  settings.insert(run_settings.begin(), run_settings.end());
   return best.Finish(name(), settings, budget, heuristic_games + totals.games,
                      elapsed());
 }

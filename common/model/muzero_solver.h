@@ -15,15 +15,35 @@
 // evaluation budget a seed gives the same solution every time; with the
 // learner running, timing decides which parameters a move uses.
 //
+// Checkpoints (checkpoint=DIR; run_checkpoint.h): the learner thread saves
+// the learner (network, Adam state, step, replay with its sampler), the best
+// solution so far and the games played into DIR every
+// training.checkpoint_interval learner steps, and Solve saves once more when
+// the budget is over (with learn=0: only then, without a learner). A run
+// whose DIR already holds a checkpoint loads it first, says "muzero:
+// resumed from DIR at learner step N (R replay games, best X)" and goes on:
+// the learner continues from step N, the saved best is a floor like the
+// heuristic's, and the actors' seeds mix in (N, games played before) so a
+// resumed run plays new games. A checkpoint of another workload (name,
+// buffer count, fingerprint) or of other network / feature sizes is
+// FailedPrecondition naming DIR and the mismatch, before anything is
+// written. Settings record checkpoint and resumed_step ("none" for a fresh
+// DIR), plus resumed_games / resumed_replay when resumed; a failed save is
+// logged and recorded as checkpoint_error, and the run goes on.
+//
 // Settings (MakeSolver("muzero", ...) or `--set key=value`):
 //   config    a preset name ("cpu", default; "paper") or a MuZeroConfig JSON
 //             file (features/config_presets.h);
 //   any key with a dot, e.g. search.simulations=8: a config override,
 //             applied in key order after the config (LoadMuZeroConfig);
-//   actors    self-play threads, 1..64 (default 1);
+//   actors    self-play threads, 1..64, or 0 (default): one per solver
+//             thread less the learner's (--threads 2: one actor + learner);
 //   learn     1 (default): train while playing; 0: self-play only;
 //   log       1 (default): the config and a status line every few seconds on
-//             stderr; 0: silent.
+//             stderr; 0: silent;
+//   checkpoint  a directory to save to and resume from (default: none).
+// Solution.solver.settings also lists actor_versions: the parameter version
+// (learner step) each actor played its last move with.
 // Unknown keys and bad values are InvalidArgument naming them.
 #ifndef MMAPZERO_COMMON_MODEL_MUZERO_SOLVER_H_
 #define MMAPZERO_COMMON_MODEL_MUZERO_SOLVER_H_
@@ -50,19 +70,27 @@ class MuZeroSolver : public solvers::Solver {
   const MuZeroConfig& config() const { return config_; }
 
  private:
+  struct Options {
+    int actors = 0;  // 0: auto
+    bool log = true;
+    bool learn = true;
+    std::string checkpoint;  // empty: none
+  };
   MuZeroSolver(MuZeroConfig config, solvers::SolverSettings effective,
-               int actors, bool log, bool learn)
+               Options options)
       : config_(std::move(config)),
         effective_(std::move(effective)),
-        actors_(actors),
-        log_(log),
-        learn_(learn) {}
+        actors_(options.actors),
+        log_(options.log),
+        learn_(options.learn),
+        checkpoint_(std::move(options.checkpoint)) {}
 
   MuZeroConfig config_;
   solvers::SolverSettings effective_;  // recorded in Solution.solver
   int actors_;
   bool log_;
   bool learn_;
+  std::string checkpoint_;  // empty: none
 };
 
 absl::StatusOr<std::unique_ptr<solvers::Solver>> MakeMuZeroSolver(

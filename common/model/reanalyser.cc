@@ -1,68 +1,23 @@
 #include "common/model/reanalyser.h"
 
-#include <algorithm>
 #include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
-#include "common/game/program.h"
-#include "proto/workload.pb.h"
 
 namespace mmapzero::model {
-namespace {
-
-// A one-buffer game whose root allows Copy, NoCopy and Drop: an output
-// written at step 0 of two (as the search tests' AllLegalRoot).
-absl::StatusOr<game::MMapGame> AllLegalStandIn() {
-  Workload w;
-  w.set_name("reanalyse-stand-in");
-  w.set_memory_size(100);
-  w.add_instructions()->set_supply_us(10);
-  w.add_instructions()->set_supply_us(10);
-  Buffer* b = w.add_buffers();
-  b->set_id(0);
-  b->set_target_time(0);
-  b->set_is_output(true);
-  b->set_size(10);
-  b->set_tensor_id(0);
-  b->mutable_live_range()->set_start(0);
-  b->mutable_live_range()->set_end(1);
-  b->set_demand_us(1);
-  b->set_benefit_us(1);
-  ASSIGN_OR_RETURN(auto program, game::Program::Create(w));
-  game::MMapGame game(program);
-  if (game.LegalActionMask() != 7) {
-    return absl::InternalError("reanalyse stand-in game: not all legal");
-  }
-  return game;
-}
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<Reanalyser>> Reanalyser::Create(
     const SearchConfig& search, MuZeroNetwork network,
     agent::ReplayBuffer* replay) {
-  ASSIGN_OR_RETURN(game::MMapGame stand_in, AllLegalStandIn());
   return std::unique_ptr<Reanalyser>(
-      new Reanalyser(search, std::move(network), replay, std::move(stand_in)));
+      new Reanalyser(search, std::move(network), replay));
 }
 
 Reanalyser::Reanalyser(const SearchConfig& search, MuZeroNetwork network,
-                       agent::ReplayBuffer* replay, game::MMapGame stand_in)
-    : replay_(replay),
-      evaluator_(std::move(network)),
-      stand_in_(std::move(stand_in)) {
-  SearchConfig config = search;
-  config.set_mode(SearchConfig::LEARNED_MODEL);
-  config.set_root_exploration_fraction(0);
-  search_ = std::make_unique<search::BatchedSearch>(
-      config, &evaluator_,
-      [this](const game::MMapGame& game, features::Observation* out) {
-        const size_t index = &game - roots_.data();
-        *out = observations_[index];
-      });
-}
+                       agent::ReplayBuffer* replay)
+    : replay_(replay), search_(search, std::move(network)) {}
 
 absl::Status Reanalyser::Refresh(int64_t id, int first, int last,
                                  uint64_t seed) {
@@ -71,40 +26,16 @@ absl::Status Reanalyser::Refresh(int64_t id, int first, int last,
     return absl::NotFoundError(
         absl::StrCat("reanalyse: trajectory ", id, " is not stored"));
   }
-  first = std::max(first, 0);
-  last = std::min<int>(last, trajectory->steps.size());
-  if (first >= last) return absl::OkStatus();
-  const int n = last - first;
-  roots_.assign(n, stand_in_);
-  observations_.resize(n);
-  std::vector<const game::MMapGame*> games(n);
-  std::vector<uint64_t> seeds(n);
-  for (int i = 0; i < n; ++i) {
-    agent::Expand(trajectory->steps[first + i].observation, &observations_[i]);
-    games[i] = &roots_[i];
-    seeds[i] = seed + i;
+  absl::StatusOr<std::vector<agent::StepTargets>> targets =
+      search_.Search(*trajectory, first, last, seed);
+  if (!targets.ok()) {
+    return absl::Status(targets.status().code(),
+                        absl::StrCat("reanalyse trajectory ", id, " from step ",
+                                     first, ": ", targets.status().message()));
   }
-  std::vector<search::SearchResult> results;
-  search_->Run(games, seeds, /*temperature=*/0.0, &results);
-  std::vector<agent::StepTargets> targets(n);
-  for (int i = 0; i < n; ++i) {
-    const agent::TrajectoryStep& step = trajectory->steps[first + i];
-    agent::StepTargets& t = targets[i];
-    t.step = first + i;
-    t.root_value = results[i].root_value;
-    float sum = 0;
-    for (int a = 0; a < 3; ++a) {
-      t.policy[a] = ((step.legal_mask >> a) & 1) ? results[i].policy[a] : 0;
-      sum += t.policy[a];
-    }
-    if (sum > 0) {
-      for (float& p : t.policy) p /= sum;
-    } else {
-      t.policy = step.policy;  // the search put no mass on a legal action
-    }
-  }
-  RETURN_IF_ERROR(replay_->UpdateTargets(id, targets));
-  refreshed_steps_ += n;
+  if (targets->empty()) return absl::OkStatus();
+  RETURN_IF_ERROR(replay_->UpdateTargets(id, *targets));
+  refreshed_steps_ += static_cast<int64_t>(targets->size());
   return absl::OkStatus();
 }
 

@@ -5,13 +5,9 @@
 // the improved network, while rewards, actions and observations stay as
 // played.
 //
-// Search is BatchedSearch in LEARNED_MODEL mode with a NetworkEvaluator and
-// no root noise. BatchedSearch takes game states, but the replay keeps only
-// observations: each root is a stand-in game whose three actions are all
-// legal, observed as the stored observation; the resulting policy is then
-// restricted to the stored legal mask and renormalised. (The root value may
-// so include an illegal action's visits; a search entry point taking an
-// observation and a mask would remove this approximation.)
+// The search itself is TargetSearch (target_search.h), shared with the
+// reanalyse service (reanalyse/), which takes trajectories from the replay
+// service instead of an in-process ReplayBuffer.
 //
 // Thread-safety: one thread at a time. Refresh reads the network: a
 // reanalyse thread running beside the learner should be given its own copy
@@ -28,10 +24,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/agent/replay_buffer.h"
-#include "common/game/mmap_game.h"
-#include "common/model/network_evaluator.h"
 #include "common/model/networks.h"
-#include "common/search/batched_search.h"
+#include "common/model/target_search.h"
 #include "proto/muzero.pb.h"
 
 namespace mmapzero::model {
@@ -62,16 +56,10 @@ class Reanalyser {
 
  private:
   Reanalyser(const SearchConfig& search, MuZeroNetwork network,
-             agent::ReplayBuffer* replay, game::MMapGame stand_in);
+             agent::ReplayBuffer* replay);
 
   agent::ReplayBuffer* replay_;
-  NetworkEvaluator evaluator_;
-  game::MMapGame stand_in_;
-  // Observations of the current Refresh, by root index; the search's
-  // ObservationSource finds a root's index from its game's address.
-  std::vector<game::MMapGame> roots_;
-  std::vector<features::Observation> observations_;
-  std::unique_ptr<search::BatchedSearch> search_;
+  TargetSearch search_;
   int64_t refreshed_steps_ = 0;
   uint64_t rounds_ = 0;
 };

@@ -1,5 +1,6 @@
 // Reanalyse writes fresh root values / policies for exactly the steps it
-// searched, respects the stored legal mask, and leaves everything else.
+// searched, searches only the stored legal actions, and leaves everything
+// else.
 #include "common/model/reanalyser.h"
 
 #include <gtest/gtest.h>
@@ -9,7 +10,9 @@
 #include "common/agent/replay_buffer.h"
 #include "common/features/config_presets.h"
 #include "common/model/learner.h"
+#include "common/model/network_evaluator.h"
 #include "common/model/networks.h"
+#include "common/search/batched_search.h"
 
 namespace mmapzero::model {
 namespace {
@@ -85,6 +88,55 @@ TEST(ReanalyserTest, RefreshChangesOnlyTheSearchedTargets) {
   EXPECT_EQ(after->steps[3].policy[2], 0);  // Drop was illegal there
   EXPECT_EQ((*reanalyser)->Refresh(id + 1, 0, 1, 1).code(),
             absl::StatusCode::kNotFound);
+}
+
+// Step 4's stored mask makes Copy illegal: its refreshed policy is exactly
+// 0 there, and its value is that of a search (same network, seed and
+// observation) that never visited Copy, unlike a search over all three
+// (whose first simulation always takes Copy, the lowest-index tie).
+// Step 1's mask allows NoCopy only: the policy is all on it.
+TEST(ReanalyserTest, IllegalStoredActionsAreNeverSearched) {
+  agent::ReplayBuffer replay(10, 1);
+  agent::Trajectory stored = Stored(6);
+  stored.steps[1].legal_mask = 0b010;
+  stored.steps[4].legal_mask = 0b110;
+  const int64_t id = replay.Insert(stored);
+  auto reanalyser =
+      Reanalyser::Create(FewSimulations(), SmallNetwork(), &replay);
+  ASSERT_TRUE(reanalyser.ok()) << reanalyser.status();
+  ASSERT_TRUE((*reanalyser)->Refresh(id, 4, 5, /*seed=*/5).ok());
+  ASSERT_TRUE((*reanalyser)->Refresh(id, 1, 2, /*seed=*/5).ok());
+  const auto after = replay.Get(id);
+  const agent::TrajectoryStep& step = after->steps[4];
+  EXPECT_EQ(step.policy[0], 0.0f);
+  EXPECT_NEAR(step.policy[1] + step.policy[2], 1, 1e-6);
+  EXPECT_EQ(after->steps[1].policy, (std::array<float, 3>{0, 1, 0}));
+
+  SearchConfig config = FewSimulations();
+  config.set_mode(SearchConfig::LEARNED_MODEL);
+  config.set_root_exploration_fraction(0);
+  NetworkEvaluator evaluator(SmallNetwork());  // the same weights
+  search::BatchedSearch search(config, &evaluator, nullptr);
+  features::Observation observation;
+  agent::Expand(step.observation, &observation);
+  const std::vector<const features::Observation*> roots = {&observation};
+  const std::vector<uint64_t> seeds = {5};
+  std::vector<search::SearchResult> masked, all_legal;
+  ASSERT_TRUE(search
+                  .RunFromObservations(roots, std::vector<uint8_t>{0b110},
+                                       seeds, 0.0, &masked)
+                  .ok());
+  ASSERT_TRUE(search
+                  .RunFromObservations(roots, std::vector<uint8_t>{0b111},
+                                       seeds, 0.0, &all_legal)
+                  .ok());
+  EXPECT_EQ(masked[0].visits[0], 0);
+  EXPECT_EQ(masked[0].visits[1] + masked[0].visits[2], config.simulations());
+  EXPECT_EQ(step.root_value, masked[0].root_value);
+  EXPECT_EQ(step.policy, masked[0].policy);
+  // The old stand-in root (all legal) visits Copy, and gets another value.
+  EXPECT_GT(all_legal[0].visits[0], 0);
+  EXPECT_NE(step.root_value, all_legal[0].root_value);
 }
 
 TEST(ReanalyserTest, LearnerMixesFreshTargetsIntoItsBatches) {

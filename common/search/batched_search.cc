@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "common/base/check.h"
 #include "common/search/temperature.h"
 
@@ -20,13 +21,54 @@ void BatchedSearch::Run(absl::Span<const game::MMapGame* const> games,
                         std::vector<SearchResult>* results) {
   MMAPZERO_CHECK(games.size() == seeds.size(), "one seed per game");
   const int32_t n = static_cast<int32_t>(games.size());
-  if (static_cast<int32_t>(slots_.size()) < n) slots_.resize(n);
+  if (static_cast<int32_t>(observations_.size()) < n) observations_.resize(n);
+  root_observation_ptrs_.clear();
+  root_masks_.clear();
   for (int32_t i = 0; i < n; ++i) {
     MMAPZERO_CHECK(!games[i]->IsTerminal(), "search from a terminal state");
+    observe_(*games[i], &observations_[i]);
+    root_observation_ptrs_.push_back(&observations_[i]);
+    root_masks_.push_back(games[i]->LegalActionMask());
+  }
+  Search(games, seeds, temperature, results);
+}
+
+absl::Status BatchedSearch::RunFromObservations(
+    absl::Span<const features::Observation* const> observations,
+    absl::Span<const uint8_t> legal_masks, absl::Span<const uint64_t> seeds,
+    double temperature, std::vector<SearchResult>* results) {
+  MMAPZERO_CHECK(observations.size() == legal_masks.size() &&
+                     observations.size() == seeds.size(),
+                 "one legal mask and one seed per observation");
+  if (config_.mode() == SearchConfig::REAL_GAME) {
+    return absl::InvalidArgumentError(
+        "search from observations: SearchConfig.mode REAL_GAME needs game "
+        "states at the roots");
+  }
+  for (size_t i = 0; i < legal_masks.size(); ++i) {
+    if (legal_masks[i] == 0 || (legal_masks[i] & ~kAllActions) != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "search from observations: root ", i, " has legal mask ",
+          static_cast<int>(legal_masks[i]), "; want a nonzero subset of ",
+          static_cast<int>(kAllActions)));
+    }
+  }
+  root_observation_ptrs_.assign(observations.begin(), observations.end());
+  root_masks_.assign(legal_masks.begin(), legal_masks.end());
+  Search({}, seeds, temperature, results);
+  return absl::OkStatus();
+}
+
+void BatchedSearch::Search(absl::Span<const game::MMapGame* const> games,
+                           absl::Span<const uint64_t> seeds, double temperature,
+                           std::vector<SearchResult>* results) {
+  const int32_t n = static_cast<int32_t>(seeds.size());
+  if (static_cast<int32_t>(slots_.size()) < n) slots_.resize(n);
+  for (int32_t i = 0; i < n; ++i) {
     slots_[i].tree.Clear();
     slots_[i].rng.Seed(seeds[i]);
   }
-  EvaluateRoots(games);
+  EvaluateRoots(n);
 
   const SearchConfig::Mode mode = config_.mode();
   const int32_t simulations =
@@ -42,6 +84,8 @@ void BatchedSearch::Run(absl::Span<const game::MMapGame* const> games,
                         slot.network_value, &slot.rng);
     }
     if (mode == SearchConfig::REAL_GAME) {
+      MMAPZERO_CHECK(static_cast<int32_t>(games.size()) == n,
+                     "REAL_GAME searches games");
       if (slot.work == nullptr) {
         slot.work = games[i]->Clone();
       } else {
@@ -63,20 +107,12 @@ void BatchedSearch::Run(absl::Span<const game::MMapGame* const> games,
     Finish(&slots_[i], temperature, &(*results)[i]);
 }
 
-void BatchedSearch::EvaluateRoots(
-    absl::Span<const game::MMapGame* const> games) {
-  const int32_t n = static_cast<int32_t>(games.size());
-  if (static_cast<int32_t>(observations_.size()) < n) observations_.resize(n);
-  observation_ptrs_.clear();
-  for (int32_t i = 0; i < n; ++i) {
-    observe_(*games[i], &observations_[i]);
-    observation_ptrs_.push_back(&observations_[i]);
-  }
-  evaluator_->InitialInference(observation_ptrs_, &inferences_);
-  for (int32_t i = 0; i < n; ++i) {
+void BatchedSearch::EvaluateRoots(int32_t num_games) {
+  evaluator_->InitialInference(root_observation_ptrs_, &inferences_);
+  for (int32_t i = 0; i < num_games; ++i) {
     Slot& slot = slots_[i];
     Inference& inference = inferences_[i];
-    slot.root_mask = games[i]->LegalActionMask();
+    slot.root_mask = root_masks_[i];
     slot.root_logits = inference.policy_logits;
     slot.network_value = inference.value;
     const int32_t root = slot.tree.AddNode(1.0f);

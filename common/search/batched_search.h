@@ -9,6 +9,7 @@
 // Modes (SearchConfig.mode):
 //  - LEARNED_MODEL (the paper's): dynamics network below the root; the true
 //    legal mask at the root only, all three actions below (as MuZero).
+//    Illegal root actions get no child: no prior, no visits.
 //  - REAL_GAME (the paper's ablation): the engine's branching below the
 //    root; each game's working copy is advanced along the path and undone;
 //    rewards and legal masks are the game's, terminal leaves are worth 0.
@@ -16,6 +17,12 @@
 //  - GUMBEL: Gumbel MuZero's root (gumbel_root.h) over the learned model.
 // Dirichlet noise (root_dirichlet_alpha / root_exploration_fraction) is
 // mixed into the root priors in LEARNED_MODEL and REAL_GAME.
+//
+// Roots come either as games (Run) or as observations with their legal
+// masks (RunFromObservations, for MuZero Reanalyze: the replay keeps no
+// game states). Both go through the same root evaluation and simulations,
+// so a game and its observation with its legal mask give the same result
+// for the same seed.
 //
 // Determinism: each game's search draws from its own generator seeded by
 // its seed, and nothing a game computes depends on the other games, so a
@@ -32,6 +39,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "common/features/observation.h"
 #include "common/game/action.h"
@@ -69,6 +77,16 @@ class BatchedSearch {
            absl::Span<const uint64_t> seeds, double temperature,
            std::vector<SearchResult>* results);
 
+  // As Run, from observations[i] with legal actions legal_masks[i] (bit a:
+  // action a legal) as root i instead of a game. Every mode but REAL_GAME,
+  // which needs a game to step: InvalidArgument there, and for a mask with
+  // no legal action or a bit beyond the three actions. One mask and one
+  // seed per observation (CHECKed).
+  absl::Status RunFromObservations(
+      absl::Span<const features::Observation* const> observations,
+      absl::Span<const uint8_t> legal_masks, absl::Span<const uint64_t> seeds,
+      double temperature, std::vector<SearchResult>* results);
+
   const SearchConfig& config() const { return config_; }
 
  private:
@@ -90,7 +108,12 @@ class BatchedSearch {
     uint8_t mask;  // REAL_GAME: the leaf's legal actions
   };
 
-  void EvaluateRoots(absl::Span<const game::MMapGame* const> games);
+  // The search proper, from root_observation_ptrs_ and root_masks_;
+  // `games` (REAL_GAME's roots) is empty in the other modes.
+  void Search(absl::Span<const game::MMapGame* const> games,
+              absl::Span<const uint64_t> seeds, double temperature,
+              std::vector<SearchResult>* results);
+  void EvaluateRoots(int32_t num_games);
   void AddRootNoise(Slot* slot);
   void SimulateLearned(int32_t round, int32_t num_games);
   void SimulateRealGame(int32_t num_games);
@@ -105,6 +128,8 @@ class BatchedSearch {
   ObservationSource observe_;
 
   std::vector<Slot> slots_;
+  std::vector<const features::Observation*> root_observation_ptrs_;
+  std::vector<uint8_t> root_masks_;
   std::vector<Leaf> leaves_;
   std::vector<features::Observation> observations_;
   std::vector<const features::Observation*> observation_ptrs_;

@@ -303,6 +303,134 @@ TEST(BatchedSearchTest, RootLegalMaskIsRespected) {
   }
 }
 
+// Search from an observation (the toy model ignores it) with `mask` as the
+// root's legal actions.
+std::vector<SearchResult> RunFromObservation(const SearchConfig& config,
+                                             Evaluator* evaluator, uint8_t mask,
+                                             uint64_t seed,
+                                             double temperature) {
+  BatchedSearch search(config, evaluator, FakeObserve);
+  features::Observation observation;
+  observation.vector = {0};
+  const std::vector<const features::Observation*> observations = {&observation};
+  const std::vector<uint8_t> masks = {mask};
+  const std::vector<uint64_t> seeds = {seed};
+  std::vector<SearchResult> results;
+  const absl::Status status = search.RunFromObservations(
+      observations, masks, seeds, temperature, &results);
+  EXPECT_TRUE(status.ok()) << status;
+  return results;
+}
+
+// A single legal action takes every visit and the whole policy, and the
+// root value is that action's line alone: NoCopy's reward 1 and Drop's 0.5
+// (the toy model pays nothing below them, values are 0). With all three
+// legal the value would follow Copy's line to 10 (GoldenVisitCounts...).
+TEST(BatchedSearchTest, ObservationRootWithOneLegalActionSearchesOnlyIt) {
+  constexpr struct {
+    uint8_t mask;
+    int action;
+    float value;
+  } kCases[] = {{0b010, 1, 1.0f}, {0b100, 2, 0.5f}};
+  for (const auto& c : kCases) {
+    for (auto mode : {SearchConfig::LEARNED_MODEL, SearchConfig::GUMBEL}) {
+      SCOPED_TRACE(testing::Message() << "mask " << int{c.mask} << " mode "
+                                      << SearchConfig::Mode_Name(mode));
+      SearchConfig config = Config(mode, 16);
+      config.set_root_exploration_fraction(0.25);
+      ToyModelEvaluator evaluator({5, 0, 0});  // the model prefers Copy
+      const auto r = RunFromObservation(config, &evaluator, c.mask, 3, 1.0);
+      std::array<int32_t, 3> visits{};
+      visits[c.action] = 16;
+      std::array<float, 3> policy{};
+      policy[c.action] = 1.0f;
+      EXPECT_EQ(r[0].visits, visits);
+      EXPECT_EQ(r[0].policy, policy);
+      EXPECT_EQ(static_cast<int>(r[0].action), c.action);
+      EXPECT_FLOAT_EQ(r[0].root_value, c.value);
+      EXPECT_EQ(r[0].legal_mask, c.mask);
+    }
+  }
+  // Copy only, 2 simulations by hand: Copy (reward 0, value 0), then
+  // Copy, Copy (reward 10): the root's mean is (0 + 0.9999 * 10) / 2.
+  ToyModelEvaluator evaluator;
+  const auto r = RunFromObservation(Config(SearchConfig::LEARNED_MODEL, 2),
+                                    &evaluator, 0b001, 1, 0.0);
+  EXPECT_EQ(r[0].visits, (std::array<int32_t, 3>{2, 0, 0}));
+  EXPECT_EQ(r[0].policy, (std::array<float, 3>{1, 0, 0}));
+  EXPECT_FLOAT_EQ(r[0].root_value, 4.9995f);
+}
+
+// The observation entry point searches a game's observation with the
+// game's legal mask exactly as Run searches the game, noise included.
+TEST(BatchedSearchTest, ObservationRootsEqualGameRoots) {
+  Workload w = TwoSteps();
+  AddBuffer(&w, 1, false, 10, 0, 1);
+  MMapGame no_copy_illegal = MakeGame(w);
+  ASSERT_EQ(no_copy_illegal.LegalActionMask(), 0b101);
+  MMapGame all_legal = AllLegalRoot();
+  MMapGame knapsack = KnapsackGame();
+  MMapGame knapsack_after_drop = KnapsackGame();
+  knapsack_after_drop.ApplyAction(Action::kDrop);
+  const std::vector<const MMapGame*> games = {&no_copy_illegal, &all_legal,
+                                              &knapsack, &knapsack_after_drop};
+  const std::vector<uint64_t> seeds = {21, 22, 23, 24};
+  std::vector<features::Observation> observations(games.size());
+  std::vector<const features::Observation*> observation_ptrs;
+  std::vector<uint8_t> masks;
+  for (size_t i = 0; i < games.size(); ++i) {
+    FakeObserve(*games[i], &observations[i]);
+    observation_ptrs.push_back(&observations[i]);
+    masks.push_back(games[i]->LegalActionMask());
+  }
+  for (auto mode : {SearchConfig::LEARNED_MODEL, SearchConfig::POLICY_ONLY,
+                    SearchConfig::GUMBEL}) {
+    SCOPED_TRACE(SearchConfig::Mode_Name(mode));
+    SearchConfig config = Config(mode, 12);
+    config.set_root_exploration_fraction(0.25);
+    ToyModelEvaluator evaluator({0, 5, 0});
+    BatchedSearch search(config, &evaluator, FakeObserve);
+    std::vector<SearchResult> from_games, from_observations;
+    search.Run(games, seeds, 1.0, &from_games);
+    ASSERT_TRUE(search
+                    .RunFromObservations(observation_ptrs, masks, seeds, 1.0,
+                                         &from_observations)
+                    .ok());
+    ASSERT_EQ(from_observations.size(), games.size());
+    for (size_t i = 0; i < games.size(); ++i) {
+      SCOPED_TRACE(i);
+      ExpectSame(from_games[i], from_observations[i]);
+      EXPECT_EQ(from_games[i].network_value,
+                from_observations[i].network_value);
+    }
+  }
+}
+
+TEST(BatchedSearchTest, ObservationRootsRejectRealGameAndBadMasks) {
+  ToyModelEvaluator evaluator;
+  features::Observation observation;
+  const std::vector<const features::Observation*> observations = {&observation};
+  const std::vector<uint64_t> seeds = {1};
+  std::vector<SearchResult> results;
+  BatchedSearch real(Config(SearchConfig::REAL_GAME, 4), &evaluator,
+                     FakeObserve);
+  EXPECT_EQ(real.RunFromObservations(observations, std::vector<uint8_t>{7},
+                                     seeds, 0.0, &results)
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  BatchedSearch learned(Config(SearchConfig::LEARNED_MODEL, 4), &evaluator,
+                        FakeObserve);
+  for (uint8_t mask : {0, 8, 0b1001}) {
+    EXPECT_EQ(learned
+                  .RunFromObservations(observations, std::vector<uint8_t>{mask},
+                                       seeds, 0.0, &results)
+                  .code(),
+              absl::StatusCode::kInvalidArgument)
+        << int{mask};
+  }
+  EXPECT_EQ(evaluator.initial_calls, 0);  // rejected before any search
+}
+
 TEST(BatchedSearchTest, PolicyOnlyActsOnMaskedPrior) {
   MMapGame root = AllLegalRoot();
   ToyModelEvaluator evaluator({0, 1, 0});

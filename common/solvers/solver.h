@@ -28,6 +28,10 @@ struct SolverProgress {
   double elapsed_seconds = 0;
   int64_t evaluations = 0;  // complete games played (decodes)
   double best_normalised_return = 0;
+  // Mean normalised return of the solver's most recent games, for a
+  // learning solver (muzero) whose recent play shows whether it improves;
+  // negative when the solver does not report it.
+  double recent_normalised_return = -1;
 };
 
 struct SolverBudget {

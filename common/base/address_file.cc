@@ -1,0 +1,49 @@
+#include "common/base/address_file.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "common/base/atomic_file.h"
+
+namespace mmapzero {
+
+std::string DialableAddress(const std::string& listen, int port) {
+  const size_t colon = listen.rfind(':');
+  std::string host = colon == std::string::npos ? "" : listen.substr(0, colon);
+  if (host.empty() || host == "0.0.0.0" || host == "[::]" || host == "::" ||
+      host == "*") {
+    host = "127.0.0.1";
+  }
+  return absl::StrCat(host, ":", port);
+}
+
+absl::Status WriteAddressFile(const std::string& path,
+                              const std::string& listen, int port) {
+  return WriteFileAtomically(path,
+                             absl::StrCat(DialableAddress(listen, port), "\n"));
+}
+
+absl::StatusOr<std::string> ReadAddressFile(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) {
+    return absl::NotFoundError(absl::StrCat(path, ": no such file"));
+  }
+  std::ifstream in(path);
+  if (!in) {
+    return absl::PermissionDeniedError(absl::StrCat(path, ": cannot read"));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string address(absl::StripAsciiWhitespace(text.str()));
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == address.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a host:port address: '", address, "'"));
+  }
+  return address;
+}
+
+}  // namespace mmapzero

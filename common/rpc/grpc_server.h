@@ -1,0 +1,43 @@
+// Starts a service's gRPC server the way every mmapzero service serves:
+// on one address (":0" picks a free port), with gRPC health checking (the
+// overall status "" and each service's own name) and server reflection,
+// and message limits large enough for workloads and trajectories.
+// SetServing(false) is the first step of a graceful shutdown: load
+// balancers and `mmapctl local status` see NOT_SERVING while in-flight
+// calls finish.
+#ifndef MMAPZERO_COMMON_RPC_GRPC_SERVER_H_
+#define MMAPZERO_COMMON_RPC_GRPC_SERVER_H_
+
+#include <grpcpp/server.h>
+#include <grpcpp/impl/codegen/service_type.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace mmapzero::rpc {
+
+struct GrpcServerOptions {
+  std::string listen = "127.0.0.1:0";
+  int max_message_bytes = 64 << 20;
+  std::vector<grpc::Service*> services;  // not owned; outlive the server
+  std::vector<std::string> service_names;  // full names, for health
+};
+
+struct StartedServer {
+  std::unique_ptr<grpc::Server> server;
+  int port = 0;
+};
+
+// Unavailable naming the address when it cannot be bound.
+absl::StatusOr<StartedServer> StartGrpcServer(const GrpcServerOptions& options);
+
+// Sets the overall health status and each of `service_names`'.
+void SetServing(grpc::Server& server,
+                const std::vector<std::string>& service_names, bool serving);
+
+}  // namespace mmapzero::rpc
+
+#endif  // MMAPZERO_COMMON_RPC_GRPC_SERVER_H_

@@ -1,0 +1,243 @@
+#include "common/rpc/worker_session.h"
+
+#include <grpcpp/client_context.h>
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/rpc/backoff.h"
+#include "common/rpc/grpc_status.h"
+#include "common/rpc/log_line.h"
+
+namespace mmapzero::rpc {
+namespace {
+
+void SetDeadline(grpc::ClientContext* context, absl::Duration deadline) {
+  context->set_deadline(std::chrono::system_clock::now() +
+                        absl::ToChronoMilliseconds(deadline));
+}
+
+// An assignment with its job's workload and config, from `cache` when the
+// coordinator left them out.
+v1::Assignment Filled(
+    const v1::Assignment& assignment,
+    absl::flat_hash_map<std::string, v1::Assignment>* cache) {
+  auto it = cache->find(assignment.job_id());
+  if (assignment.has_workload()) {
+    v1::Assignment& cached = (*cache)[assignment.job_id()];
+    *cached.mutable_workload() = assignment.workload();
+    *cached.mutable_config() = assignment.config();
+    return assignment;
+  }
+  v1::Assignment filled = assignment;
+  if (it != cache->end()) {
+    *filled.mutable_workload() = it->second.workload();
+    *filled.mutable_config() = it->second.config();
+  }
+  return filled;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<WorkerSession>> WorkerSession::Start(
+    WorkerSessionOptions options) {
+  if (options.coordinator.empty()) {
+    return absl::InvalidArgumentError("worker: no coordinator address");
+  }
+  if (options.role == v1::WORKER_ROLE_UNSPECIFIED ||
+      !v1::WorkerRole_IsValid(options.role)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("worker: bad role ", static_cast<int>(options.role)));
+  }
+  std::unique_ptr<WorkerSession> session(new WorkerSession(std::move(options)));
+  WorkerSession* raw = session.get();
+  session->thread_ =
+      std::jthread([raw](std::stop_token stop) { raw->Run(stop); });
+  return session;
+}
+
+WorkerSession::WorkerSession(WorkerSessionOptions options)
+    : options_(std::move(options)),
+      channel_(grpc::CreateChannel(options_.coordinator,
+                                   grpc::InsecureChannelCredentials())),
+      stub_(v1::WorkerService::NewStub(channel_)) {}
+
+WorkerSession::~WorkerSession() { Stop(); }
+
+void WorkerSession::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+    changed_.SignalAll();
+  }
+  if (thread_.joinable()) {
+    thread_.request_stop();
+    thread_.join();
+  }
+}
+
+void WorkerSession::Run(std::stop_token stop) {
+  Backoff backoff;
+  while (!stop.stop_requested()) {
+    bool registered;
+    {
+      absl::MutexLock lock(&mu_);
+      registered = !worker_id_.empty();
+    }
+    const bool ok = registered ? HeartbeatOnce() : RegisterOnce();
+    absl::Duration wait;
+    if (ok) {
+      backoff.Reset();
+      absl::MutexLock lock(&mu_);
+      wait = registered ? interval_ : absl::ZeroDuration();
+    } else {
+      wait = backoff.Next();
+    }
+    absl::MutexLock lock(&mu_);
+    mu_.AwaitWithTimeout(absl::Condition(&stopping_), wait);
+    if (stopping_) return;
+  }
+}
+
+bool WorkerSession::RegisterOnce() {
+  v1::RegisterRequest request;
+  request.set_role(options_.role);
+  request.set_address(options_.address);
+  request.set_capacity(options_.capacity);
+  request.set_name(options_.name);
+  v1::RegisterResponse response;
+  grpc::ClientContext context;
+  SetDeadline(&context, options_.rpc_deadline);
+  const grpc::Status status = stub_->Register(&context, request, &response);
+  if (!status.ok()) {
+    LogLine("warning", "register_failed",
+            {{"coordinator", options_.coordinator},
+             {"code", absl::StrCat(status.error_code())},
+             {"message", status.error_message()}});
+    return false;
+  }
+  absl::MutexLock lock(&mu_);
+  worker_id_ = response.worker_id();
+  if (response.heartbeat_interval_ms() > 0) {
+    interval_ = absl::Milliseconds(response.heartbeat_interval_ms());
+  }
+  LogLine("info", "registered",
+          {{"worker_id", worker_id_},
+           {"coordinator", options_.coordinator},
+           {"role", v1::WorkerRole_Name(options_.role)}});
+  return true;
+}
+
+bool WorkerSession::HeartbeatOnce() {
+  v1::HeartbeatRequest request;
+  {
+    absl::MutexLock lock(&mu_);
+    request.set_worker_id(worker_id_);
+    for (const auto& [job, counters] : counters_) {
+      *request.add_jobs() = counters;
+    }
+  }
+  v1::HeartbeatResponse response;
+  grpc::ClientContext context;
+  SetDeadline(&context, options_.rpc_deadline);
+  const grpc::Status status = stub_->Heartbeat(&context, request, &response);
+  absl::MutexLock lock(&mu_);
+  if (status.error_code() == grpc::StatusCode::NOT_FOUND) {
+    LogLine("warning", "worker_forgotten", {{"worker_id", worker_id_}});
+    worker_id_.clear();  // register again on the next round
+    return true;
+  }
+  if (!status.ok()) {
+    LogLine("warning", "heartbeat_failed",
+            {{"coordinator", options_.coordinator},
+             {"code", absl::StrCat(status.error_code())},
+             {"message", status.error_message()}});
+    return false;
+  }
+  ++heartbeats_;
+  if (response.heartbeat_interval_ms() > 0) {
+    interval_ = absl::Milliseconds(response.heartbeat_interval_ms());
+  }
+  std::vector<v1::Assignment> assignments;
+  for (const v1::Assignment& assignment : response.assignments()) {
+    assignments.push_back(Filled(assignment, &job_cache_));
+  }
+  auto same = [](const v1::Assignment& a, const v1::Assignment& b) {
+    return a.job_id() == b.job_id() && a.role() == b.role() &&
+           a.replay_address() == b.replay_address() &&
+           a.parameter_address() == b.parameter_address();
+  };
+  const bool changed =
+      assignments.size() != assignments_.size() ||
+      !std::equal(assignments.begin(), assignments.end(),
+                  assignments_.begin(), same);
+  assignments_ = std::move(assignments);
+  if (changed) {
+    ++version_;
+    changed_.SignalAll();
+  }
+  return true;
+}
+
+std::string WorkerSession::worker_id() const {
+  absl::MutexLock lock(&mu_);
+  return worker_id_;
+}
+
+std::vector<v1::Assignment> WorkerSession::Assignments() const {
+  absl::MutexLock lock(&mu_);
+  return assignments_;
+}
+
+int64_t WorkerSession::AwaitChange(int64_t seen,
+                                   absl::Duration timeout) const {
+  const absl::Time deadline = absl::Now() + timeout;
+  absl::MutexLock lock(&mu_);
+  while (version_ == seen && !stopping_) {
+    if (changed_.WaitWithDeadline(&mu_, deadline)) break;  // timed out
+  }
+  return version_;
+}
+
+int64_t WorkerSession::version() const {
+  absl::MutexLock lock(&mu_);
+  return version_;
+}
+
+int64_t WorkerSession::heartbeats() const {
+  absl::MutexLock lock(&mu_);
+  return heartbeats_;
+}
+
+void WorkerSession::SetCounters(const v1::JobCounters& counters) {
+  absl::MutexLock lock(&mu_);
+  counters_[counters.job_id()] = counters;
+}
+
+void WorkerSession::ClearCounters(const std::string& job_id) {
+  absl::MutexLock lock(&mu_);
+  counters_.erase(job_id);
+}
+
+absl::StatusOr<v1::ReportSolutionResponse> WorkerSession::ReportSolution(
+    const std::string& job_id, const Solution& solution,
+    int64_t parameter_version) {
+  v1::ReportSolutionRequest request;
+  request.set_job_id(job_id);
+  request.set_worker_id(worker_id());
+  *request.mutable_solution() = solution;
+  request.set_parameter_version(parameter_version);
+  v1::ReportSolutionResponse response;
+  grpc::ClientContext context;
+  SetDeadline(&context, options_.rpc_deadline);
+  const grpc::Status status =
+      stub_->ReportSolution(&context, request, &response);
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response;
+}
+
+}  // namespace mmapzero::rpc

@@ -1,0 +1,106 @@
+// A worker's link to the coordinator (ARCHITECTURE.md: a worker needs one
+// address and finds everything else through the coordinator). It registers
+// with a role, then heartbeats on its own thread at the interval the
+// coordinator asks for, sending the per-job counters the worker last set
+// and keeping the assignments of the answer. The coordinator sends a job's
+// workload and config only until the worker reports that job, so the
+// session caches them: Assignments() always carries them.
+//
+// Every call has a deadline. While the coordinator is away, registration
+// and heartbeats are retried with backoff (backoff.h) and the last
+// assignments are kept, so workers go on with their jobs; a coordinator
+// that answers NOT_FOUND for the worker id (it lost the worker, e.g. after
+// a long outage) gets a fresh registration. Thread-safe.
+#ifndef MMAPZERO_COMMON_RPC_WORKER_SESSION_H_
+#define MMAPZERO_COMMON_RPC_WORKER_SESSION_H_
+
+#include <grpcpp/channel.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "proto/worker.grpc.pb.h"
+
+namespace mmapzero::rpc {
+
+struct WorkerSessionOptions {
+  std::string coordinator;  // host:port
+  v1::WorkerRole role = v1::WORKER_ROLE_UNSPECIFIED;
+  std::string address;      // where this worker serves ("" if it does not)
+  int capacity = 1;         // jobs at once
+  std::string name;         // for humans
+  absl::Duration rpc_deadline = absl::Seconds(5);
+};
+
+class WorkerSession {
+ public:
+  // Starts the heartbeat thread; registration happens on it (so a worker
+  // may start before the coordinator). InvalidArgument for a bad role or
+  // an empty coordinator address.
+  static absl::StatusOr<std::unique_ptr<WorkerSession>> Start(
+      WorkerSessionOptions options);
+  ~WorkerSession();  // Stop()
+
+  // Stops heartbeating (the leases then expire and pass to others).
+  void Stop();
+
+  // "" until registered.
+  std::string worker_id() const ABSL_LOCKS_EXCLUDED(mu_);
+  // The current assignments, workload and config filled in.
+  std::vector<v1::Assignment> Assignments() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Blocks until the assignments change after `seen` (see version()) or
+  // `timeout` passes; returns the version now.
+  int64_t AwaitChange(int64_t seen, absl::Duration timeout) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+  int64_t version() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Heartbeats answered since Start (for tests and status).
+  int64_t heartbeats() const ABSL_LOCKS_EXCLUDED(mu_);
+
+  // The counters sent for `counters.job_id()` from the next heartbeat on
+  // (running totals: a retried heartbeat counts nothing twice).
+  void SetCounters(const v1::JobCounters& counters) ABSL_LOCKS_EXCLUDED(mu_);
+  // Forgets a job's counters (the worker stopped working on it).
+  void ClearCounters(const std::string& job_id) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Sends a finished game's solution; the coordinator validates it.
+  absl::StatusOr<v1::ReportSolutionResponse> ReportSolution(
+      const std::string& job_id, const Solution& solution,
+      int64_t parameter_version) ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  explicit WorkerSession(WorkerSessionOptions options);
+  void Run(std::stop_token stop);
+  bool RegisterOnce() ABSL_LOCKS_EXCLUDED(mu_);
+  bool HeartbeatOnce() ABSL_LOCKS_EXCLUDED(mu_);
+
+  const WorkerSessionOptions options_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::WorkerService::Stub> stub_;
+
+  mutable absl::Mutex mu_;
+  std::string worker_id_ ABSL_GUARDED_BY(mu_);
+  absl::Duration interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(2);
+  std::vector<v1::Assignment> assignments_ ABSL_GUARDED_BY(mu_);
+  // job id -> (workload, config) from the first assignment that had them.
+  absl::flat_hash_map<std::string, v1::Assignment> job_cache_
+      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, v1::JobCounters> counters_
+      ABSL_GUARDED_BY(mu_);
+  int64_t version_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t heartbeats_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  mutable absl::CondVar changed_;  // version_ or stopping_ changed
+  std::jthread thread_;  // last: stopped and joined first
+};
+
+}  // namespace mmapzero::rpc
+
+#endif  // MMAPZERO_COMMON_RPC_WORKER_SESSION_H_

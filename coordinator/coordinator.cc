@@ -1,0 +1,329 @@
+// The job side of the Coordinator and what both sides share; the worker
+// side (register, heartbeat, reports) is coordinator_workers.cc.
+#include "coordinator/coordinator.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
+#include "coordinator/ids.h"
+#include "coordinator/request_checks.h"
+#include "coordinator/verified_solution.h"
+
+namespace mmapzero::coordinator {
+namespace {
+
+absl::Status CheckOptions(const CoordinatorOptions& options) {
+  if (options.data_dir.empty()) {
+    return absl::InvalidArgumentError("data_dir: required");
+  }
+  if (options.heartbeat_interval <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("heartbeat_interval: must be > 0, got ",
+                     absl::FormatDuration(options.heartbeat_interval)));
+  }
+  if (options.lease_ttl <= options.heartbeat_interval) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("lease_ttl: must exceed heartbeat_interval (",
+                     absl::FormatDuration(options.heartbeat_interval),
+                     "), got ", absl::FormatDuration(options.lease_ttl)));
+  }
+  if (options.max_running_jobs < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_running_jobs: must be >= 0 (0: no limit), got ",
+                     options.max_running_jobs));
+  }
+  if (options.heuristic_budget <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("heuristic_budget: must be > 0, got ",
+                     absl::FormatDuration(options.heuristic_budget)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Open(
+    CoordinatorOptions options) {
+  RETURN_IF_ERROR(CheckOptions(options));
+  if (!options.clock) options.clock = [] { return absl::Now(); };
+  ASSIGN_OR_RETURN(std::unique_ptr<JobStore> store,
+                   JobStore::Open(options.data_dir));
+  return std::unique_ptr<Coordinator>(
+      new Coordinator(std::move(options), std::move(store)));
+}
+
+int64_t Coordinator::NowMs() const {
+  return absl::ToUnixMillis(options_.clock());
+}
+
+absl::Status Coordinator::CheckOpenLocked() const {
+  if (closed_)
+    return absl::UnavailableError("the coordinator is shutting down");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<JobRecord> Coordinator::JobLocked(int64_t job_id) {
+  absl::StatusOr<JobRecord> job = store_->GetJob(job_id);
+  if (absl::IsNotFound(job.status())) {
+    return absl::NotFoundError(
+        absl::StrCat("job_id: no job '", FormatJobId(job_id), "'"));
+  }
+  return job;
+}
+
+absl::StatusOr<std::shared_ptr<const Workload>> Coordinator::WorkloadLocked(
+    int64_t job_id) {
+  auto it = workloads_.find(job_id);
+  if (it != workloads_.end()) return it->second;
+  ASSIGN_OR_RETURN(Workload workload, store_->GetWorkload(job_id));
+  auto shared = std::make_shared<const Workload>(std::move(workload));
+  workloads_[job_id] = shared;
+  return shared;
+}
+
+absl::StatusOr<v1::JobStatus> Coordinator::StatusLocked(const JobRecord& job) {
+  v1::JobStatus status;
+  status.set_job_id(FormatJobId(job.id));
+  status.set_name(job.name);
+  status.set_state(job.state);
+  status.set_workload_name(job.workload_name);
+  status.set_num_buffers(job.num_buffers);
+  status.set_preset(job.config.preset());
+  *status.mutable_budget() = job.budget;
+  status.set_created_unix_ms(job.created_ms);
+  status.set_started_unix_ms(job.started_ms);
+  status.set_finished_unix_ms(job.finished_ms);
+  status.set_learner_step(job.learner_report.learner_step());
+  status.set_parameter_version(job.learner_report.parameter_version());
+  *status.mutable_losses() = job.learner_report.losses();
+  status.set_heuristic_normalised_return(job.heuristic_normalised_return);
+  status.set_error(job.error);
+
+  ASSIGN_OR_RETURN(const WorkCounters counters, store_->SumCounters(job.id));
+  status.set_games(counters.games);
+  status.set_moves(counters.moves);
+  status.set_simulations(counters.simulations);
+  status.set_reanalysed(counters.reanalysed);
+
+  ASSIGN_OR_RETURN(const BestSolution best, store_->GetBest(job.id));
+  status.set_best_normalised_return(best.solution.normalised_return());
+  status.set_best_solver(best.solution.solver().name());
+
+  ASSIGN_OR_RETURN(const std::vector<Lease> leases, store_->ListLeases());
+  const int64_t now = NowMs();
+  for (const Lease& lease : leases) {
+    if (lease.job_id != job.id || lease.expiry_ms <= now) continue;
+    switch (lease.role) {
+      case v1::WORKER_ROLE_LEARNER:
+        status.set_learner_worker_id(FormatWorkerId(lease.worker_id));
+        break;
+      case v1::WORKER_ROLE_ACTOR:
+        status.set_actors(status.actors() + 1);
+        break;
+      case v1::WORKER_ROLE_REANALYSE:
+        status.set_reanalysers(status.reanalysers() + 1);
+        break;
+      default:
+        break;
+    }
+  }
+  return status;
+}
+
+absl::Status Coordinator::FinishLocked(JobRecord& job, v1::JobState state,
+                                       const std::string& error) {
+  job.state = state;
+  job.finished_ms = NowMs();
+  job.error = error;
+  RETURN_IF_ERROR(store_->UpdateJob(job));
+  RETURN_IF_ERROR(store_->DeleteJobLeases(job.id));
+  NoteChangeLocked(job.id);
+  return absl::OkStatus();
+}
+
+absl::Status Coordinator::DropExpiredLeasesLocked() {
+  ASSIGN_OR_RETURN(const std::vector<Lease> expired,
+                   store_->DeleteExpiredLeases(NowMs()));
+  for (const Lease& lease : expired) NoteChangeLocked(lease.job_id);
+  return absl::OkStatus();
+}
+
+void Coordinator::NoteChangeLocked(int64_t job_id, bool best) {
+  Changes& changes = changes_[job_id];
+  ++changes.change;
+  if (best) ++changes.best_change;
+}
+
+absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
+    const v1::SubmitJobRequest& request) {
+  RETURN_IF_ERROR(CheckSubmittedWorkload(request));
+  ASSIGN_OR_RETURN(const v1::Budget budget, CheckBudget(request.budget()));
+  ASSIGN_OR_RETURN(const MuZeroConfig config, TrainingConfigOf(request));
+  const Workload& workload = request.workload();
+  // Outside the lock: the seed solve may take a while on a large workload.
+  ASSIGN_OR_RETURN(Solution seed, SolveSeed(workload, options_.seed_solver,
+                                            options_.heuristic_budget));
+
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  JobRecord job;
+  job.name = request.name().empty() ? workload.name() : request.name();
+  job.state = v1::JOB_STATE_QUEUED;
+  job.config = config;
+  job.budget = budget;
+  job.workload_name = workload.name();
+  job.num_buffers = workload.buffers_size();
+  job.created_ms = NowMs();
+  job.heuristic_normalised_return = seed.normalised_return();
+  BestSolution best;
+  best.solution = std::move(seed);
+  best.found_ms = job.created_ms;
+  ASSIGN_OR_RETURN(job.id, store_->CreateJob(job, workload, best));
+  workloads_[job.id] = std::make_shared<const Workload>(workload);
+  NoteChangeLocked(job.id, /*best=*/true);
+
+  v1::SubmitJobResponse response;
+  response.set_job_id(FormatJobId(job.id));
+  ASSIGN_OR_RETURN(*response.mutable_job(), StatusLocked(job));
+  return response;
+}
+
+absl::StatusOr<v1::ListJobsResponse> Coordinator::ListJobs(
+    const v1::ListJobsRequest& request) {
+  RETURN_IF_ERROR(CheckListJobs(request));
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  ASSIGN_OR_RETURN(const std::vector<JobRecord> jobs, store_->ListJobs());
+  v1::ListJobsResponse response;
+  for (const JobRecord& job : jobs) {
+    if (request.limit() > 0 && response.jobs_size() >= request.limit()) break;
+    const bool wanted =
+        request.states().empty() ||
+        std::find(request.states().begin(), request.states().end(),
+                  job.state) != request.states().end();
+    if (!wanted) continue;
+    ASSIGN_OR_RETURN(*response.add_jobs(), StatusLocked(job));
+  }
+  return response;
+}
+
+absl::StatusOr<v1::JobStatus> Coordinator::GetJob(
+    const v1::GetJobRequest& request) {
+  ASSIGN_OR_RETURN(const int64_t id, ParseJobId("job_id", request.job_id()));
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  ASSIGN_OR_RETURN(const JobRecord job, JobLocked(id));
+  return StatusLocked(job);
+}
+
+absl::StatusOr<v1::JobStatus> Coordinator::CancelJob(
+    const v1::CancelJobRequest& request) {
+  ASSIGN_OR_RETURN(const int64_t id, ParseJobId("job_id", request.job_id()));
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  ASSIGN_OR_RETURN(JobRecord job, JobLocked(id));
+  if (job.state == v1::JOB_STATE_DONE || job.state == v1::JOB_STATE_FAILED) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("job_id: job '", request.job_id(), "' is ",
+                     v1::JobState_Name(job.state),
+                     "; only a queued or running job can be cancelled"));
+  }
+  if (job.state != v1::JOB_STATE_CANCELLED) {
+    const std::string reason =
+        request.reason().empty()
+            ? "cancelled"
+            : absl::StrCat("cancelled: ", request.reason());
+    if (const absl::Status transaction =
+            store_->InTransaction([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+              return FinishLocked(job, v1::JOB_STATE_CANCELLED, reason);
+            });
+        !transaction.ok()) {
+      return transaction;
+    }
+  }
+  return StatusLocked(job);
+}
+
+absl::StatusOr<v1::GetBestSolutionResponse> Coordinator::GetBestSolution(
+    const v1::GetBestSolutionRequest& request) {
+  ASSIGN_OR_RETURN(const int64_t id, ParseJobId("job_id", request.job_id()));
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  RETURN_IF_ERROR(JobLocked(id).status());
+  ASSIGN_OR_RETURN(BestSolution best, store_->GetBest(id));
+  v1::GetBestSolutionResponse response;
+  *response.mutable_solution() = std::move(best.solution);
+  response.set_worker_id(best.worker_id);
+  response.set_found_unix_ms(best.found_ms);
+  if (request.include_workload()) {
+    ASSIGN_OR_RETURN(const std::shared_ptr<const Workload> workload,
+                     WorkloadLocked(id));
+    *response.mutable_workload() = *workload;
+  }
+  return response;
+}
+
+absl::StatusOr<JobSnapshot> Coordinator::AwaitJobChange(
+    const std::string& job_id, uint64_t seen_change, absl::Time deadline) {
+  ASSIGN_OR_RETURN(const int64_t id, ParseJobId("job_id", job_id));
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  RETURN_IF_ERROR(JobLocked(id).status());
+  const auto changed = [this, id,
+                        seen_change]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return closed_ || changes_[id].change != seen_change;
+  };
+  mu_.AwaitWithDeadline(absl::Condition(&changed), deadline);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  ASSIGN_OR_RETURN(const JobRecord job, JobLocked(id));
+  JobSnapshot snapshot;
+  ASSIGN_OR_RETURN(snapshot.status, StatusLocked(job));
+  snapshot.change = changes_[id].change;
+  snapshot.best_change = changes_[id].best_change;
+  return snapshot;
+}
+
+bool Coordinator::AwaitClosed(absl::Duration timeout) {
+  absl::MutexLock lock(&mu_);
+  mu_.AwaitWithTimeout(absl::Condition(&closed_), timeout);
+  return closed_;
+}
+
+absl::Status Coordinator::Tick() {
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  return store_->InTransaction(
+      [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
+        RETURN_IF_ERROR(DropExpiredLeasesLocked());
+        ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, store_->ListJobs());
+        const int64_t now = NowMs();
+        for (JobRecord& job : jobs) {
+          if (job.state != v1::JOB_STATE_RUNNING) continue;
+          if (now - job.started_ms < job.budget.wall_seconds() * 1000) continue;
+          RETURN_IF_ERROR(FinishLocked(job, v1::JOB_STATE_DONE, ""));
+        }
+        return absl::OkStatus();
+      });
+}
+
+absl::StatusOr<std::vector<v1::JobStatus>> Coordinator::AllJobs() {
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  ASSIGN_OR_RETURN(const std::vector<JobRecord> jobs, store_->ListJobs());
+  std::vector<v1::JobStatus> statuses;
+  statuses.reserve(jobs.size());
+  for (const JobRecord& job : jobs) {
+    ASSIGN_OR_RETURN(v1::JobStatus status, StatusLocked(job));
+    statuses.push_back(std::move(status));
+  }
+  return statuses;
+}
+
+void Coordinator::Close() {
+  absl::MutexLock lock(&mu_);
+  closed_ = true;
+}
+
+}  // namespace mmapzero::coordinator

@@ -1,0 +1,159 @@
+// The coordinator's core, with no gRPC in it: jobs (submit, list, status,
+// cancel, best solution), workers (register, heartbeat with counters and
+// lease renewal, solution reports) and the periodic tick that ends jobs
+// whose wall budget is spent and drops expired leases. Every state change
+// goes to the JobStore (SQLite) before a call returns, so a restarted
+// coordinator on the same data directory carries on where it stopped.
+//
+// Job life: queued -> running (when a learner takes its lease) -> done
+// (budget spent) / cancelled / failed (the learner reported a fatal error).
+//
+// Thread-safety: every method is thread-safe; one mutex serialises access
+// to the store. The heuristic seed solve and solution validation run
+// outside it.
+#ifndef MMAPZERO_COORDINATOR_COORDINATOR_H_
+#define MMAPZERO_COORDINATOR_COORDINATOR_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "coordinator/job_store.h"
+#include "proto/job.pb.h"
+#include "proto/worker.pb.h"
+
+namespace mmapzero::coordinator {
+
+struct CoordinatorOptions {
+  std::string data_dir;  // holds coordinator.db
+  absl::Duration heartbeat_interval = absl::Seconds(2);
+  absl::Duration lease_ttl = absl::Seconds(10);  // > heartbeat_interval
+  int32_t max_running_jobs = 0;                  // 0: no limit
+  // Solves every workload at submission, so a job has a valid best from
+  // its first second (MMap-MuZero-prod). A solver name of
+  // common/solvers/solver.h; tests use "drop-all" for a beatable seed.
+  std::string seed_solver = "heuristic";
+  absl::Duration heuristic_budget = absl::Seconds(10);
+  // Lease expiry, budgets and timestamps read this clock. Test seam: a
+  // fake clock makes leases expire without waiting. Default absl::Now.
+  std::function<absl::Time()> clock;
+};
+
+// A job's status for watchers, with counters that change with it.
+struct JobSnapshot {
+  v1::JobStatus status;
+  uint64_t change = 0;       // grows on every change of the job
+  uint64_t best_change = 0;  // grows when its best solution changes
+};
+
+class Coordinator {
+ public:
+  // Opens the store in options.data_dir. InvalidArgument for bad options.
+  static absl::StatusOr<std::unique_ptr<Coordinator>> Open(
+      CoordinatorOptions options);
+
+  // JobService.
+  absl::StatusOr<v1::SubmitJobResponse> SubmitJob(
+      const v1::SubmitJobRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<v1::ListJobsResponse> ListJobs(
+      const v1::ListJobsRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<v1::JobStatus> GetJob(const v1::GetJobRequest& request)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<v1::JobStatus> CancelJob(const v1::CancelJobRequest& request)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<v1::GetBestSolutionResponse> GetBestSolution(
+      const v1::GetBestSolutionRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // WorkerService.
+  absl::StatusOr<v1::RegisterResponse> Register(
+      const v1::RegisterRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<v1::HeartbeatResponse> Heartbeat(
+      const v1::HeartbeatRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<v1::ReportSolutionResponse> ReportSolution(
+      const v1::ReportSolutionRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // WatchJob's wait: the job's snapshot as soon as its change counter
+  // differs from `seen_change`, or at `deadline` (real time) as it is.
+  // Unavailable once closed.
+  absl::StatusOr<JobSnapshot> AwaitJobChange(const std::string& job_id,
+                                             uint64_t seen_change,
+                                             absl::Time deadline)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Waits `timeout` (real time) or until Close(); true when closed.
+  bool AwaitClosed(absl::Duration timeout) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Ends running jobs whose wall budget is spent and drops expired leases.
+  absl::Status Tick() ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Every job's status, newest first (metrics).
+  absl::StatusOr<std::vector<v1::JobStatus>> AllJobs() ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Wakes every waiter; from now on calls fail with Unavailable.
+  void Close() ABSL_LOCKS_EXCLUDED(mu_);
+
+  const CoordinatorOptions& options() const { return options_; }
+
+ private:
+  struct Changes {
+    uint64_t change = 0;
+    uint64_t best_change = 0;
+  };
+
+  Coordinator(CoordinatorOptions options, std::unique_ptr<JobStore> store)
+      : options_(std::move(options)), store_(std::move(store)) {}
+
+  int64_t NowMs() const;
+  absl::Status CheckOpenLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // The job's row; NotFound "job_id: no job 'job-000042'".
+  absl::StatusOr<JobRecord> JobLocked(int64_t job_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<std::shared_ptr<const Workload>> WorkloadLocked(int64_t job_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<v1::JobStatus> StatusLocked(const JobRecord& job)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Makes `job` final (state, finished time, error) and drops its leases.
+  absl::Status FinishLocked(JobRecord& job, v1::JobState state,
+                            const std::string& error)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Deletes expired leases; notes the jobs they belonged to.
+  absl::Status DropExpiredLeasesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Counts a change of the job (and of its best) and wakes watchers.
+  void NoteChangeLocked(int64_t job_id, bool best = false)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Heartbeat steps (coordinator_workers.cc).
+  absl::Status ApplyCountersLocked(const WorkerRecord& worker,
+                                   const v1::JobCounters& counters,
+                                   absl::flat_hash_set<int64_t>* reported,
+                                   absl::flat_hash_set<int64_t>* excluded)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<std::vector<int64_t>> RenewLeasesLocked(
+      const WorkerRecord& worker, const absl::flat_hash_set<int64_t>& excluded)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<v1::Assignment> AssignmentLocked(const WorkerRecord& worker,
+                                                  int64_t job_id,
+                                                  bool with_spec)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const CoordinatorOptions options_;
+  mutable absl::Mutex mu_;
+  std::unique_ptr<JobStore> store_ ABSL_GUARDED_BY(mu_);
+  // Parsed workloads by job, loaded on first use.
+  absl::flat_hash_map<int64_t, std::shared_ptr<const Workload>> workloads_
+      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<int64_t, Changes> changes_ ABSL_GUARDED_BY(mu_);
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace mmapzero::coordinator
+
+#endif  // MMAPZERO_COORDINATOR_COORDINATOR_H_

@@ -1,0 +1,67 @@
+#include "coordinator/coordinator_config.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
+#include "common/workload/proto_io.h"
+
+namespace mmapzero::coordinator {
+namespace {
+
+absl::Status NonNegative(const char* field, int64_t value) {
+  if (value >= 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("config field ", field, ": must be >= 0, got ", value));
+}
+
+}  // namespace
+
+absl::StatusOr<CoordinatorConfig> LoadCoordinatorConfig(
+    const std::string& path) {
+  CoordinatorConfig config;
+  RETURN_IF_ERROR(ReadProtoFile(path, &config));
+  return config;
+}
+
+CoordinatorConfig WithDefaults(CoordinatorConfig config) {
+  if (config.listen().empty()) config.set_listen("0.0.0.0:7070");
+  if (config.heartbeat_interval_ms() == 0) {
+    config.set_heartbeat_interval_ms(2000);
+  }
+  if (config.lease_ttl_ms() == 0) config.set_lease_ttl_ms(10000);
+  if (config.heuristic_budget_ms() == 0) config.set_heuristic_budget_ms(10000);
+  if (config.tick_interval_ms() == 0) config.set_tick_interval_ms(1000);
+  return config;
+}
+
+absl::StatusOr<CoordinatorServerOptions> ServerOptionsFromConfig(
+    const CoordinatorConfig& given) {
+  const CoordinatorConfig config = WithDefaults(given);
+  RETURN_IF_ERROR(NonNegative("metrics_port", config.metrics_port()));
+  RETURN_IF_ERROR(
+      NonNegative("heartbeat_interval_ms", config.heartbeat_interval_ms()));
+  RETURN_IF_ERROR(NonNegative("lease_ttl_ms", config.lease_ttl_ms()));
+  RETURN_IF_ERROR(NonNegative("max_running_jobs", config.max_running_jobs()));
+  RETURN_IF_ERROR(
+      NonNegative("heuristic_budget_ms", config.heuristic_budget_ms()));
+  RETURN_IF_ERROR(NonNegative("tick_interval_ms", config.tick_interval_ms()));
+  if (config.metrics_port() > 65535) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config field metrics_port: must be <= 65535, got ",
+                     config.metrics_port()));
+  }
+  CoordinatorServerOptions options;
+  options.listen = config.listen();
+  if (config.metrics_port() > 0) {
+    options.metrics_listen = absl::StrCat("0.0.0.0:", config.metrics_port());
+  }
+  options.tick_interval = absl::Milliseconds(config.tick_interval_ms());
+  CoordinatorOptions& c = options.coordinator;
+  c.data_dir = config.data_dir();
+  c.heartbeat_interval = absl::Milliseconds(config.heartbeat_interval_ms());
+  c.lease_ttl = absl::Milliseconds(config.lease_ttl_ms());
+  c.max_running_jobs = config.max_running_jobs();
+  c.heuristic_budget = absl::Milliseconds(config.heuristic_budget_ms());
+  return options;
+}
+
+}  // namespace mmapzero::coordinator

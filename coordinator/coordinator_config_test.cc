@@ -1,0 +1,50 @@
+// The coordinator's config file: defaults for what it leaves out, fields
+// carried into the server options, bad values named.
+#include "coordinator/coordinator_config.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace mmapzero::coordinator {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(CoordinatorConfigTest, EmptyConfigGetsTheDefaults) {
+  const CoordinatorConfig config = WithDefaults(CoordinatorConfig());
+  EXPECT_EQ(config.listen(), "0.0.0.0:7070");
+  EXPECT_EQ(config.heartbeat_interval_ms(), 2000);
+  EXPECT_EQ(config.lease_ttl_ms(), 10000);
+  EXPECT_EQ(config.heuristic_budget_ms(), 10000);
+  EXPECT_EQ(config.tick_interval_ms(), 1000);
+  EXPECT_EQ(config.metrics_port(), 0);  // off
+}
+
+TEST(CoordinatorConfigTest, FieldsBecomeServerOptions) {
+  CoordinatorConfig config;
+  config.set_listen("127.0.0.1:9000");
+  config.set_data_dir("/data");
+  config.set_metrics_port(9090);
+  config.set_lease_ttl_ms(30000);
+  config.set_max_running_jobs(4);
+  const auto options = ServerOptionsFromConfig(config);
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->listen, "127.0.0.1:9000");
+  EXPECT_EQ(options->metrics_listen, "0.0.0.0:9090");
+  EXPECT_EQ(options->coordinator.data_dir, "/data");
+  EXPECT_EQ(options->coordinator.lease_ttl, absl::Seconds(30));
+  EXPECT_EQ(options->coordinator.heartbeat_interval, absl::Seconds(2));
+  EXPECT_EQ(options->coordinator.max_running_jobs, 4);
+}
+
+TEST(CoordinatorConfigTest, NegativeFieldIsNamed) {
+  CoordinatorConfig config;
+  config.set_lease_ttl_ms(-5);
+  const absl::Status status = ServerOptionsFromConfig(config).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("lease_ttl_ms"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("-5"));
+}
+
+}  // namespace
+}  // namespace mmapzero::coordinator

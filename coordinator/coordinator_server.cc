@@ -1,0 +1,100 @@
+#include "coordinator/coordinator_server.h"
+
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
+#include "common/rpc/grpc_server.h"
+#include "common/rpc/log_line.h"
+
+namespace mmapzero::coordinator {
+
+using rpc::LogLine;
+namespace {
+
+const std::vector<std::string>& ServiceNames() {
+  static const std::vector<std::string>* names = new std::vector<std::string>{
+      "mmapzero.v1.JobService", "mmapzero.v1.WorkerService"};
+  return *names;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
+    CoordinatorServerOptions options) {
+  std::unique_ptr<CoordinatorServer> server(new CoordinatorServer());
+  server->options_ = options;
+  ASSIGN_OR_RETURN(server->coordinator_,
+                   Coordinator::Open(std::move(options.coordinator)));
+  Coordinator* coordinator = server->coordinator_.get();
+  if (!options.metrics_listen.empty()) {
+    ASSIGN_OR_RETURN(
+        server->metrics_,
+        CoordinatorMetrics::Start(options.metrics_listen, coordinator));
+  }
+  server->job_service_ = std::make_unique<JobServiceImpl>(
+      coordinator, server->metrics_.get(), options.watch);
+  server->worker_service_ =
+      std::make_unique<WorkerServiceImpl>(coordinator, server->metrics_.get());
+
+  ASSIGN_OR_RETURN(
+      rpc::StartedServer started,
+      rpc::StartGrpcServer(
+          {.listen = options.listen,
+           .max_message_bytes = options.max_message_bytes,
+           .services = {server->job_service_.get(),
+                        server->worker_service_.get()},
+           .service_names = ServiceNames()}));
+  server->server_ = std::move(started.server);
+  server->port_ = started.port;
+  server->ticker_ = std::jthread([raw = server.get()](std::stop_token stop) {
+    raw->TickUntilClosed(stop);
+  });
+  LogLine("info", "started",
+          {{"listen", options.listen},
+           {"port", absl::StrCat(server->port_)},
+           {"metrics_port", absl::StrCat(server->metrics_port())},
+           {"data_dir", coordinator->options().data_dir}});
+  return server;
+}
+
+CoordinatorServer::~CoordinatorServer() { Shutdown(); }
+
+void CoordinatorServer::TickUntilClosed(std::stop_token stop) {
+  while (!stop.stop_requested()) {
+    if (const absl::Status status = coordinator_->Tick(); !status.ok()) {
+      if (absl::IsUnavailable(status)) return;  // closed
+      LogLine("warning", "tick_failed",
+              {{"message", std::string(status.message())}});
+    }
+    if (coordinator_->AwaitClosed(options_.tick_interval)) return;
+  }
+}
+
+void CoordinatorServer::Shutdown(absl::Duration grace) {
+  absl::MutexLock lock(&shutdown_mu_);
+  if (shut_down_) return;
+  shut_down_ = true;
+  if (server_ != nullptr) rpc::SetServing(*server_, ServiceNames(), false);
+  if (coordinator_ != nullptr) coordinator_->Close();
+  if (server_ != nullptr) {
+    server_->Shutdown(std::chrono::system_clock::now() +
+                      absl::ToChronoMilliseconds(grace));
+  }
+  if (ticker_.joinable()) {
+    ticker_.request_stop();
+    ticker_.join();
+  }
+  metrics_.reset();
+  if (server_ != nullptr) LogLine("info", "stopped");
+}
+
+void CoordinatorServer::Wait() {
+  absl::MutexLock lock(&shutdown_mu_);
+  shutdown_mu_.Await(absl::Condition(&shut_down_));
+}
+
+}  // namespace mmapzero::coordinator

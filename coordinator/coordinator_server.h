@@ -1,0 +1,73 @@
+// The coordinator as a running gRPC server: JobService and WorkerService on
+// one port, gRPC health checking (per service and overall) and server
+// reflection, Prometheus metrics on their own port, and a ticker thread
+// that ends jobs whose budget is spent and drops expired leases. Used by
+// coordinator/main.cc and by tests, which start it on a free loopback port.
+//
+// Shutdown (also on destruction): health turns NOT_SERVING, the
+// coordinator closes (watch streams end with UNAVAILABLE), in-flight calls
+// get `grace` to finish, then the ticker and metrics stop.
+#ifndef MMAPZERO_COORDINATOR_COORDINATOR_SERVER_H_
+#define MMAPZERO_COORDINATOR_COORDINATOR_SERVER_H_
+
+#include <grpcpp/server.h>
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "coordinator/coordinator.h"
+#include "coordinator/coordinator_metrics.h"
+#include "coordinator/job_service.h"
+#include "coordinator/job_watch.h"
+#include "coordinator/worker_service.h"
+
+namespace mmapzero::coordinator {
+
+struct CoordinatorServerOptions {
+  std::string listen = "0.0.0.0:7070";  // "127.0.0.1:0": a free port
+  std::string metrics_listen;           // "": no metrics endpoint
+  absl::Duration tick_interval = absl::Seconds(1);
+  int max_message_bytes = 64 << 20;  // workloads can be megabytes
+  JobWatchOptions watch;
+  CoordinatorOptions coordinator;
+};
+
+class CoordinatorServer {
+ public:
+  static absl::StatusOr<std::unique_ptr<CoordinatorServer>> Start(
+      CoordinatorServerOptions options);
+  ~CoordinatorServer();
+
+  int port() const { return port_; }  // the gRPC port bound
+  int metrics_port() const { return metrics_ ? metrics_->port() : 0; }
+  Coordinator& coordinator() { return *coordinator_; }
+
+  // Idempotent; see the file comment.
+  void Shutdown(absl::Duration grace = absl::Seconds(5));
+  // Blocks until Shutdown() has finished.
+  void Wait();
+
+ private:
+  CoordinatorServer() = default;
+
+  void TickUntilClosed(std::stop_token stop);
+
+  CoordinatorServerOptions options_;
+  std::unique_ptr<Coordinator> coordinator_;
+  std::unique_ptr<CoordinatorMetrics> metrics_;
+  std::unique_ptr<JobServiceImpl> job_service_;
+  std::unique_ptr<WorkerServiceImpl> worker_service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  std::jthread ticker_;
+  absl::Mutex shutdown_mu_;
+  bool shut_down_ ABSL_GUARDED_BY(shutdown_mu_) = false;
+};
+
+}  // namespace mmapzero::coordinator
+
+#endif  // MMAPZERO_COORDINATOR_COORDINATOR_SERVER_H_

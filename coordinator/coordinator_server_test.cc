@@ -1,0 +1,668 @@
+// The coordinator as a real gRPC server on a free loopback port with a real
+// client, its SQLite file in a temporary folder: submission seeded by the
+// heuristic, listing, cancelling, errors with clear statuses that change
+// nothing, verified solution reports, restarts, leases that expire and move,
+// budgets, the watch stream, health checking and metrics.
+#include "coordinator/coordinator_server.h"
+
+#include <arpa/inet.h>
+#include <google/protobuf/util/message_differencer.h>
+#include <grpcpp/create_channel.h>
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/security/credentials.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "absl/synchronization/notification.h"
+#include "common/features/config_presets.h"
+#include "common/validate/validator.h"
+#include "common/workload/proto_io.h"
+#include "coordinator/test_dir.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "proto/job.grpc.pb.h"
+#include "proto/worker.grpc.pb.h"
+
+namespace mmapzero::coordinator {
+namespace {
+
+using ::google::protobuf::util::MessageDifferencer;
+using ::testing::HasSubstr;
+
+const std::string kSmall =
+    std::string(MMAPZERO_SOURCE_DIR) + "/examples/small.json";
+
+// Real time plus an offset the test moves forward: leases and budgets
+// expire without waiting.
+class FakeClock {
+ public:
+  absl::Time Now() const {
+    return absl::Now() + absl::Milliseconds(offset_ms_.load());
+  }
+  void Advance(absl::Duration d) { offset_ms_ += absl::ToInt64Milliseconds(d); }
+
+ private:
+  std::atomic<int64_t> offset_ms_{0};
+};
+
+std::unique_ptr<grpc::ClientContext> Deadlined(
+    absl::Duration timeout = absl::Seconds(30)) {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() +
+                        absl::ToChronoMilliseconds(timeout));
+  return context;
+}
+
+class CoordinatorServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<Workload> workload = ReadWorkload(kSmall);
+    ASSERT_TRUE(workload.ok()) << workload.status();
+    workload_ = *workload;
+    StartServer();
+  }
+
+  // Metrics only when a test reads them: stopping the exposer (civetweb)
+  // takes up to two seconds.
+  void StartServer(const std::string& seed_solver = "heuristic",
+                   bool metrics = false) {
+    CoordinatorServerOptions options;
+    options.listen = "127.0.0.1:0";
+    if (metrics) options.metrics_listen = "127.0.0.1:0";
+    options.tick_interval = absl::Hours(1);  // the tests call Tick()
+    options.watch.min_interval = absl::Milliseconds(1);
+    options.coordinator.data_dir = dir_.path();
+    options.coordinator.seed_solver = seed_solver;
+    options.coordinator.heartbeat_interval = absl::Seconds(1);
+    options.coordinator.lease_ttl = absl::Seconds(5);
+    options.coordinator.clock = [this] { return clock_.Now(); };
+    auto server = CoordinatorServer::Start(options);
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(64 << 20);
+    auto channel = grpc::CreateCustomChannel(
+        "127.0.0.1:" + std::to_string(server_->port()),
+        grpc::InsecureChannelCredentials(), args);
+    jobs_ = v1::JobService::NewStub(channel);
+    workers_ = v1::WorkerService::NewStub(channel);
+    channel_ = channel;
+  }
+
+  void RestartServer(const std::string& seed_solver = "heuristic",
+                     bool metrics = false) {
+    jobs_.reset();
+    workers_.reset();
+    server_.reset();
+    StartServer(seed_solver, metrics);
+  }
+
+  v1::SubmitJobRequest SmallRequest() {
+    v1::SubmitJobRequest request;
+    request.set_name("small");
+    *request.mutable_workload() = workload_;
+    request.set_preset("cpu");
+    request.mutable_budget()->set_wall_seconds(600);
+    return request;
+  }
+
+  std::string Submit(v1::SubmitJobRequest request) {
+    v1::SubmitJobResponse response;
+    const grpc::Status status =
+        jobs_->SubmitJob(Deadlined().get(), request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response.job_id();
+  }
+  std::string Submit() { return Submit(SmallRequest()); }
+
+  grpc::Status GetJob(const std::string& id, v1::JobStatus* job) {
+    v1::GetJobRequest request;
+    request.set_job_id(id);
+    return jobs_->GetJob(Deadlined().get(), request, job);
+  }
+
+  v1::JobStatus Job(const std::string& id) {
+    v1::JobStatus job;
+    const grpc::Status status = GetJob(id, &job);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return job;
+  }
+
+  Solution Best(const std::string& id) {
+    v1::GetBestSolutionRequest request;
+    request.set_job_id(id);
+    v1::GetBestSolutionResponse response;
+    const grpc::Status status =
+        jobs_->GetBestSolution(Deadlined().get(), request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response.solution();
+  }
+
+  int ListedJobs() {
+    v1::ListJobsResponse response;
+    const grpc::Status status =
+        jobs_->ListJobs(Deadlined().get(), v1::ListJobsRequest(), &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response.jobs_size();
+  }
+
+  std::string Register(v1::WorkerRole role, const std::string& address = "",
+                       int capacity = 1) {
+    v1::RegisterRequest request;
+    request.set_role(role);
+    request.set_address(address);
+    request.set_capacity(capacity);
+    v1::RegisterResponse response;
+    const grpc::Status status =
+        workers_->Register(Deadlined().get(), request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    EXPECT_EQ(response.heartbeat_interval_ms(), 1000);
+    EXPECT_EQ(response.lease_ttl_ms(), 5000);
+    return response.worker_id();
+  }
+
+  v1::HeartbeatResponse Heartbeat(const std::string& worker,
+                                  std::vector<v1::JobCounters> jobs = {}) {
+    v1::HeartbeatRequest request;
+    request.set_worker_id(worker);
+    for (v1::JobCounters& counters : jobs) {
+      *request.add_jobs() = std::move(counters);
+    }
+    v1::HeartbeatResponse response;
+    const grpc::Status status =
+        workers_->Heartbeat(Deadlined().get(), request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response;
+  }
+
+  v1::ReportSolutionResponse Report(const std::string& job_id,
+                                    const Solution& solution) {
+    v1::ReportSolutionRequest request;
+    request.set_job_id(job_id);
+    *request.mutable_solution() = solution;
+    v1::ReportSolutionResponse response;
+    const grpc::Status status =
+        workers_->ReportSolution(Deadlined().get(), request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response;
+  }
+
+  TestDir dir_;
+  FakeClock clock_;
+  Workload workload_;
+  std::unique_ptr<CoordinatorServer> server_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::JobService::Stub> jobs_;
+  std::unique_ptr<v1::WorkerService::Stub> workers_;
+};
+
+TEST_F(CoordinatorServerTest, SubmittedJobIsQueuedWithAValidHeuristicBest) {
+  const std::string id = Submit();
+  EXPECT_EQ(id, "job-000001");
+  const v1::JobStatus job = Job(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_QUEUED);
+  EXPECT_EQ(job.name(), "small");
+  EXPECT_EQ(job.workload_name(), workload_.name());
+  EXPECT_EQ(job.num_buffers(), workload_.buffers_size());
+  EXPECT_EQ(job.preset(), "cpu");
+  EXPECT_EQ(job.budget().wall_seconds(), 600);
+  EXPECT_GT(job.created_unix_ms(), 0);
+  EXPECT_EQ(job.best_solver(), "heuristic");
+  EXPECT_GT(job.best_normalised_return(), 0.0);
+  EXPECT_DOUBLE_EQ(job.best_normalised_return(),
+                   job.heuristic_normalised_return());
+
+  const Solution best = Best(id);
+  const validate::ValidationReport report =
+      validate::ValidateSolution(workload_, best);
+  EXPECT_TRUE(report.ok);
+  EXPECT_DOUBLE_EQ(report.normalised_return, best.normalised_return());
+}
+
+TEST_F(CoordinatorServerTest, BudgetDefaultsToTheMaximumWallTime) {
+  v1::SubmitJobRequest request = SmallRequest();
+  request.clear_budget();
+  request.clear_preset();
+  const v1::JobStatus job = Job(Submit(request));
+  EXPECT_EQ(job.budget().wall_seconds(), 86400);
+  EXPECT_EQ(job.preset(), "cpu");
+}
+
+TEST_F(CoordinatorServerTest, ListsJobsNewestFirstAndFiltersByState) {
+  const std::string first = Submit();
+  const std::string second = Submit();
+  v1::ListJobsResponse all;
+  ASSERT_TRUE(
+      jobs_->ListJobs(Deadlined().get(), v1::ListJobsRequest(), &all).ok());
+  ASSERT_EQ(all.jobs_size(), 2);
+  EXPECT_EQ(all.jobs(0).job_id(), second);
+  EXPECT_EQ(all.jobs(1).job_id(), first);
+
+  v1::CancelJobRequest cancel;
+  cancel.set_job_id(first);
+  v1::JobStatus cancelled;
+  ASSERT_TRUE(jobs_->CancelJob(Deadlined().get(), cancel, &cancelled).ok());
+  v1::ListJobsRequest queued_only;
+  queued_only.add_states(v1::JOB_STATE_QUEUED);
+  v1::ListJobsResponse queued;
+  ASSERT_TRUE(jobs_->ListJobs(Deadlined().get(), queued_only, &queued).ok());
+  ASSERT_EQ(queued.jobs_size(), 1);
+  EXPECT_EQ(queued.jobs(0).job_id(), second);
+}
+
+TEST_F(CoordinatorServerTest, CancelIsFinalAndIdempotent) {
+  const std::string id = Submit();
+  v1::CancelJobRequest request;
+  request.set_job_id(id);
+  request.set_reason("test");
+  v1::JobStatus job;
+  ASSERT_TRUE(jobs_->CancelJob(Deadlined().get(), request, &job).ok());
+  EXPECT_EQ(job.state(), v1::JOB_STATE_CANCELLED);
+  EXPECT_EQ(job.error(), "cancelled: test");
+  EXPECT_GT(job.finished_unix_ms(), 0);
+  ASSERT_TRUE(jobs_->CancelJob(Deadlined().get(), request, &job).ok());
+  EXPECT_EQ(Job(id).state(), v1::JOB_STATE_CANCELLED);
+  // A cancelled job still has its best solution.
+  EXPECT_GT(Best(id).decisions_size(), 0);
+}
+
+TEST_F(CoordinatorServerTest, UnknownJobIdIsNotFound) {
+  Submit();
+  v1::JobStatus job;
+  for (const std::string id : {"job-000099", "nonsense"}) {
+    const grpc::Status status = GetJob(id, &job);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND) << id;
+    EXPECT_THAT(status.error_message(), HasSubstr(id));
+  }
+  v1::GetBestSolutionRequest best;
+  best.set_job_id("job-000099");
+  v1::GetBestSolutionResponse solution;
+  EXPECT_EQ(
+      jobs_->GetBestSolution(Deadlined().get(), best, &solution).error_code(),
+      grpc::StatusCode::NOT_FOUND);
+  v1::CancelJobRequest cancel;
+  cancel.set_job_id("job-000099");
+  EXPECT_EQ(jobs_->CancelJob(Deadlined().get(), cancel, &job).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(GetJob("", &job).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(CoordinatorServerTest,
+       MalformedWorkloadIsInvalidArgumentAndStoresNothing) {
+  Submit();
+  v1::SubmitJobRequest request = SmallRequest();
+  request.mutable_workload()->mutable_buffers(0)->set_size(0);
+  v1::SubmitJobResponse response;
+  const grpc::Status status =
+      jobs_->SubmitJob(Deadlined().get(), request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("workload.buffers[0].size"));
+  EXPECT_THAT(status.error_message(), HasSubstr("got 0"));
+  EXPECT_EQ(ListedJobs(), 1);
+}
+
+TEST_F(CoordinatorServerTest, BadBudgetConfigAndPresetAreInvalidArguments) {
+  struct Case {
+    std::function<void(v1::SubmitJobRequest*)> spoil;
+    std::string field;
+  };
+  const std::vector<Case> cases = {
+      {[](v1::SubmitJobRequest* r) {
+         r->mutable_budget()->set_wall_seconds(90000);
+       },
+       "budget.wall_seconds"},
+      {[](v1::SubmitJobRequest* r) {
+         r->mutable_budget()->set_learner_steps(-1);
+       },
+       "budget.learner_steps"},
+      {[](v1::SubmitJobRequest* r) { r->set_preset("huge"); }, "preset"},
+      {[](v1::SubmitJobRequest* r) {
+         *r->mutable_config() = features::CpuPreset();
+         r->mutable_config()->mutable_network()->set_hidden_size(0);
+       },
+       "network.hidden_size"},
+      {[](v1::SubmitJobRequest* r) { r->clear_workload(); }, "workload"},
+  };
+  for (const Case& c : cases) {
+    v1::SubmitJobRequest request = SmallRequest();
+    c.spoil(&request);
+    v1::SubmitJobResponse response;
+    const grpc::Status status =
+        jobs_->SubmitJob(Deadlined().get(), request, &response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+        << c.field;
+    EXPECT_THAT(status.error_message(), HasSubstr(c.field));
+  }
+  EXPECT_EQ(ListedJobs(), 0);
+}
+
+TEST_F(CoordinatorServerTest, InvalidReportedSolutionIsRejectedAndBestKept) {
+  const std::string id = Submit();
+  const Solution seed = Best(id);
+  Solution broken = seed;
+  broken.mutable_decisions()->RemoveLast();  // a buffer without a decision
+  broken.set_normalised_return(1.0);         // and a tall claim
+  const v1::ReportSolutionResponse response = Report(id, broken);
+  EXPECT_FALSE(response.accepted());
+  EXPECT_THAT(response.reason(), HasSubstr("invalid"));
+  EXPECT_THAT(response.reason(), HasSubstr("missing_decision"));
+  EXPECT_DOUBLE_EQ(response.best_normalised_return(), seed.normalised_return());
+  EXPECT_TRUE(MessageDifferencer::Equals(Best(id), seed));
+}
+
+TEST_F(CoordinatorServerTest, ValidButNotBetterSolutionIsRejected) {
+  const std::string id = Submit();
+  const Solution seed = Best(id);
+  const v1::ReportSolutionResponse response = Report(id, seed);
+  EXPECT_FALSE(response.accepted());
+  EXPECT_THAT(response.reason(), HasSubstr("not better"));
+  EXPECT_DOUBLE_EQ(response.validated_normalised_return(),
+                   seed.normalised_return());
+}
+
+TEST_F(CoordinatorServerTest, BetterValidSolutionIsAcceptedAndSurvivesRestart) {
+  // Seeded with drop-all (return 0), so the heuristic's solution is better.
+  RestartServer("drop-all");
+  const std::string id = Submit();
+  EXPECT_DOUBLE_EQ(Job(id).best_normalised_return(), 0.0);
+  const Solution seed = Best(id);
+  EXPECT_EQ(seed.solver().name(), "drop-all");
+
+  RestartServer("heuristic");
+  const std::string heuristic_job = Submit();
+  Solution better = Best(heuristic_job);
+  ASSERT_GT(better.normalised_return(), 0.0);
+  better.mutable_solver()->set_name("agent");
+  better.set_normalised_return(0.0);  // claims are not trusted either way
+  const v1::ReportSolutionResponse response = Report(id, better);
+  EXPECT_TRUE(response.accepted()) << response.reason();
+  EXPECT_THAT(response.reason(), HasSubstr("claimed"));
+  const double expected = Best(heuristic_job).normalised_return();
+  EXPECT_DOUBLE_EQ(response.best_normalised_return(), expected);
+
+  const v1::JobStatus job = Job(id);
+  EXPECT_DOUBLE_EQ(job.best_normalised_return(), expected);
+  EXPECT_EQ(job.best_solver(), "agent");
+
+  RestartServer();
+  EXPECT_EQ(ListedJobs(), 2);
+  const Solution kept = Best(id);
+  EXPECT_DOUBLE_EQ(kept.normalised_return(), expected);
+  EXPECT_EQ(kept.solver().name(), "agent");
+  EXPECT_TRUE(validate::ValidateSolution(workload_, kept).ok);
+  EXPECT_EQ(Job(id).state(), v1::JOB_STATE_QUEUED);
+  EXPECT_EQ(Submit(), "job-000003");  // ids are never reused
+}
+
+TEST_F(CoordinatorServerTest, LearnerLeaseExpiresAndGoesToAnotherWorker) {
+  const std::string id = Submit();
+  const std::string a = Register(v1::WORKER_ROLE_LEARNER, "10.0.0.1:7071");
+  const std::string b = Register(v1::WORKER_ROLE_LEARNER, "10.0.0.2:7071");
+
+  v1::HeartbeatResponse first = Heartbeat(a);
+  ASSERT_EQ(first.assignments_size(), 1);
+  const v1::Assignment& assignment = first.assignments(0);
+  EXPECT_EQ(assignment.job_id(), id);
+  EXPECT_EQ(assignment.role(), v1::WORKER_ROLE_LEARNER);
+  EXPECT_EQ(assignment.workload().buffers_size(), workload_.buffers_size());
+  EXPECT_EQ(assignment.config().preset(), "cpu");
+  EXPECT_EQ(assignment.parameter_address(), "10.0.0.1:7071");
+  EXPECT_GT(assignment.lease_expiry_unix_ms(), 0);
+  v1::JobStatus job = Job(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(job.learner_worker_id(), a);
+  EXPECT_GT(job.started_unix_ms(), 0);
+
+  EXPECT_EQ(Heartbeat(b).assignments_size(), 0);  // a holds it
+  clock_.Advance(absl::Seconds(3));
+  v1::JobCounters counters;
+  counters.set_job_id(id);
+  counters.set_learner_step(10);
+  // A worker that reports the job gets no second copy of the workload.
+  const v1::HeartbeatResponse renewed = Heartbeat(a, {counters});
+  ASSERT_EQ(renewed.assignments_size(), 1);
+  EXPECT_EQ(renewed.assignments(0).workload().buffers_size(), 0);
+  EXPECT_EQ(Job(id).learner_step(), 10);
+
+  clock_.Advance(absl::Seconds(6));  // a falls silent past its lease
+  const v1::HeartbeatResponse takeover = Heartbeat(b);
+  ASSERT_EQ(takeover.assignments_size(), 1);
+  EXPECT_EQ(takeover.assignments(0).job_id(), id);
+  EXPECT_EQ(takeover.assignments(0).parameter_address(), "10.0.0.2:7071");
+  EXPECT_EQ(takeover.assignments(0).workload().buffers_size(),
+            workload_.buffers_size());
+  job = Job(id);
+  EXPECT_EQ(job.learner_worker_id(), b);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_RUNNING);
+
+  // a comes back: its report is stale and it gets nothing.
+  counters.set_learner_step(99);
+  EXPECT_EQ(Heartbeat(a, {counters}).assignments_size(), 0);
+  EXPECT_EQ(Job(id).learner_step(), 10);
+}
+
+TEST_F(CoordinatorServerTest, ActorsLearnTheirJobsReplayAndLearnerAddresses) {
+  const std::string id = Submit();
+  const std::string actor = Register(v1::WORKER_ROLE_ACTOR);
+  EXPECT_EQ(Heartbeat(actor).assignments_size(), 0);  // nothing running
+
+  const std::string learner = Register(v1::WORKER_ROLE_LEARNER, "learner:1");
+  const std::string replay = Register(v1::WORKER_ROLE_REPLAY, "replay:1");
+  Heartbeat(learner);
+  Heartbeat(replay);
+  const v1::HeartbeatResponse response = Heartbeat(actor);
+  ASSERT_EQ(response.assignments_size(), 1);
+  EXPECT_EQ(response.assignments(0).job_id(), id);
+  EXPECT_EQ(response.assignments(0).role(), v1::WORKER_ROLE_ACTOR);
+  EXPECT_EQ(response.assignments(0).parameter_address(), "learner:1");
+  EXPECT_EQ(response.assignments(0).replay_address(), "replay:1");
+
+  v1::JobCounters counters;
+  counters.set_job_id(id);
+  counters.set_games(3);
+  counters.set_moves(900);
+  Heartbeat(actor, {counters});
+  counters.set_games(5);  // cumulative: replaces, never adds
+  Heartbeat(actor, {counters});
+  const v1::JobStatus job = Job(id);
+  EXPECT_EQ(job.games(), 5);
+  EXPECT_EQ(job.actors(), 1);
+}
+
+TEST_F(CoordinatorServerTest, LearnerStepBudgetEndsTheJob) {
+  v1::SubmitJobRequest request = SmallRequest();
+  request.mutable_budget()->set_learner_steps(100);
+  const std::string id = Submit(request);
+  const std::string learner = Register(v1::WORKER_ROLE_LEARNER, "l:1");
+  ASSERT_EQ(Heartbeat(learner).assignments_size(), 1);
+  v1::JobCounters counters;
+  counters.set_job_id(id);
+  counters.set_learner_step(100);
+  (*counters.mutable_losses())["policy"] = 0.7;
+  EXPECT_EQ(Heartbeat(learner, {counters}).assignments_size(), 0);
+  const v1::JobStatus job = Job(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(job.learner_step(), 100);
+  EXPECT_DOUBLE_EQ(job.losses().at("policy"), 0.7);
+}
+
+TEST_F(CoordinatorServerTest, WallBudgetEndsTheJobAtTheNextTick) {
+  const std::string id = Submit();  // 600 s
+  ASSERT_EQ(
+      Heartbeat(Register(v1::WORKER_ROLE_LEARNER, "l:1")).assignments_size(),
+      1);
+  clock_.Advance(absl::Seconds(599));
+  ASSERT_TRUE(server_->coordinator().Tick().ok());
+  EXPECT_EQ(Job(id).state(), v1::JOB_STATE_RUNNING);
+  clock_.Advance(absl::Seconds(1));
+  ASSERT_TRUE(server_->coordinator().Tick().ok());
+  EXPECT_EQ(Job(id).state(), v1::JOB_STATE_DONE);
+}
+
+TEST_F(CoordinatorServerTest, LearnerFatalErrorFailsTheJob) {
+  const std::string id = Submit();
+  const std::string learner = Register(v1::WORKER_ROLE_LEARNER, "l:1");
+  Heartbeat(learner);
+  v1::JobCounters counters;
+  counters.set_job_id(id);
+  counters.set_fatal_error("out of memory");
+  Heartbeat(learner, {counters});
+  const v1::JobStatus job = Job(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_FAILED);
+  EXPECT_THAT(job.error(), HasSubstr("out of memory"));
+}
+
+TEST_F(CoordinatorServerTest, BadWorkerRequestsAreRejectedClearly) {
+  v1::RegisterRequest bad_role;
+  v1::RegisterResponse registered;
+  grpc::Status status =
+      workers_->Register(Deadlined().get(), bad_role, &registered);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("role"));
+
+  v1::RegisterRequest no_address;
+  no_address.set_role(v1::WORKER_ROLE_LEARNER);
+  status = workers_->Register(Deadlined().get(), no_address, &registered);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("address"));
+
+  v1::HeartbeatRequest unknown;
+  unknown.set_worker_id("worker-000042");
+  v1::HeartbeatResponse response;
+  status = workers_->Heartbeat(Deadlined().get(), unknown, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(status.error_message(), HasSubstr("worker-000042"));
+
+  v1::ReportSolutionRequest report;
+  report.set_job_id(Submit());
+  v1::ReportSolutionResponse reported;
+  status = workers_->ReportSolution(Deadlined().get(), report, &reported);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("solution"));
+  *report.mutable_solution() = Best(report.job_id());
+  report.set_worker_id("worker-000077");
+  status = workers_->ReportSolution(Deadlined().get(), report, &reported);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(status.error_message(), HasSubstr("worker-000077"));
+
+  const std::string actor = Register(v1::WORKER_ROLE_ACTOR);
+  v1::HeartbeatRequest negative;
+  negative.set_worker_id(actor);
+  negative.add_jobs()->set_games(-1);
+  status = workers_->Heartbeat(Deadlined().get(), negative, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("jobs[0].games"));
+}
+
+TEST_F(CoordinatorServerTest, WatchStreamsProgressUntilTheJobIsFinal) {
+  const std::string id = Submit();
+  v1::WatchJobRequest request;
+  request.set_job_id(id);
+  auto context = Deadlined();
+  auto stream = jobs_->WatchJob(context.get(), request);
+  v1::JobProgress progress;
+  ASSERT_TRUE(stream->Read(&progress));
+  EXPECT_EQ(progress.job().state(), v1::JOB_STATE_QUEUED);
+  EXPECT_FALSE(progress.best_improved());
+
+  v1::CancelJobRequest cancel;
+  cancel.set_job_id(id);
+  v1::JobStatus cancelled;
+  ASSERT_TRUE(jobs_->CancelJob(Deadlined().get(), cancel, &cancelled).ok());
+  v1::JobState last = progress.job().state();
+  while (stream->Read(&progress)) last = progress.job().state();
+  EXPECT_EQ(last, v1::JOB_STATE_CANCELLED);
+  EXPECT_TRUE(stream->Finish().ok());
+}
+
+TEST_F(CoordinatorServerTest, WatchOfUnknownJobIsNotFound) {
+  v1::WatchJobRequest request;
+  request.set_job_id("job-000123");
+  auto context = Deadlined();
+  auto stream = jobs_->WatchJob(context.get(), request);
+  v1::JobProgress progress;
+  EXPECT_FALSE(stream->Read(&progress));
+  EXPECT_EQ(stream->Finish().error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+// grpc.health.v1.Health/Check through the generic stub: the request is
+// HealthCheckRequest{service = 1}, the response HealthCheckResponse{status
+// = 1}, SERVING = 1.
+int HealthStatus(grpc::Channel* channel, const std::string& service) {
+  std::string request_bytes;
+  request_bytes.push_back(0x0a);
+  request_bytes.push_back(static_cast<char>(service.size()));
+  request_bytes += service;
+  grpc::Slice slice(request_bytes);
+  grpc::ByteBuffer request(&slice, 1);
+  grpc::ByteBuffer response;
+  grpc::GenericStub stub(channel->shared_from_this());
+  auto context = Deadlined();
+  absl::Notification done;
+  grpc::Status status;
+  stub.UnaryCall(context.get(), "/grpc.health.v1.Health/Check",
+                 grpc::StubOptions(), &request, &response, [&](grpc::Status s) {
+                   status = std::move(s);
+                   done.Notify();
+                 });
+  done.WaitForNotification();
+  if (!status.ok()) return -1;
+  std::vector<grpc::Slice> slices;
+  if (!response.Dump(&slices).ok()) return -1;
+  std::string bytes;
+  for (const grpc::Slice& s : slices) {
+    bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  }
+  return bytes.size() == 2 && bytes[0] == 0x08 ? bytes[1] : -1;
+}
+
+TEST_F(CoordinatorServerTest, HealthCheckSaysServing) {
+  EXPECT_EQ(HealthStatus(channel_.get(), ""), 1);
+  EXPECT_EQ(HealthStatus(channel_.get(), "mmapzero.v1.JobService"), 1);
+  EXPECT_EQ(HealthStatus(channel_.get(), "mmapzero.v1.WorkerService"), 1);
+}
+
+std::string HttpGet(int port, const std::string& path) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string reply;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) ==
+      0) {
+    const std::string request =
+        "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
+    if (write(fd, request.data(), request.size()) ==
+        static_cast<ssize_t>(request.size())) {
+      char buffer[4096];
+      ssize_t n;
+      while ((n = read(fd, buffer, sizeof(buffer))) > 0)
+        reply.append(buffer, n);
+    }
+  }
+  close(fd);
+  return reply;
+}
+
+TEST_F(CoordinatorServerTest, MetricsShowJobStatesAndBestReturn) {
+  RestartServer("heuristic", /*metrics=*/true);
+  const std::string id = Submit();
+  ASSERT_GT(server_->metrics_port(), 0);
+  const std::string metrics = HttpGet(server_->metrics_port(), "/metrics");
+  EXPECT_THAT(metrics,
+              HasSubstr("mmapzero_coordinator_jobs{state=\"queued\"} 1"));
+  EXPECT_THAT(metrics, HasSubstr("mmapzero_job_best_normalised_return{job=\"" +
+                                 id + "\",name=\"small\"}"));
+  EXPECT_THAT(metrics, HasSubstr("mmapzero_coordinator_rpcs_total{code=\"OK\","
+                                 "method=\"SubmitJob\"} 1"));
+}
+
+}  // namespace
+}  // namespace mmapzero::coordinator

@@ -1,0 +1,290 @@
+// The worker side of the Coordinator: registration, heartbeats (counters in,
+// leases renewed, assignments out) and solution reports.
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/base/status_macros.h"
+#include "coordinator/coordinator.h"
+#include "coordinator/ids.h"
+#include "coordinator/lease_planner.h"
+#include "coordinator/request_checks.h"
+#include "coordinator/verified_solution.h"
+
+namespace mmapzero::coordinator {
+namespace {
+
+// A reported solution must beat the best by more than this to replace it.
+constexpr double kImprovementEpsilon = 1e-9;
+
+absl::Status WorkerNotFound(int64_t worker_id) {
+  return absl::NotFoundError(absl::StrCat("worker_id: no worker '",
+                                          FormatWorkerId(worker_id),
+                                          "' (register again)"));
+}
+
+// "actor" for WORKER_ROLE_ACTOR.
+std::string RoleName(v1::WorkerRole role) {
+  constexpr absl::string_view kPrefix = "WORKER_ROLE_";
+  std::string name = v1::WorkerRole_Name(role);
+  if (absl::StartsWith(name, kPrefix)) name.erase(0, kPrefix.size());
+  return absl::AsciiStrToLower(name);
+}
+
+}  // namespace
+
+absl::StatusOr<v1::RegisterResponse> Coordinator::Register(
+    const v1::RegisterRequest& request) {
+  RETURN_IF_ERROR(CheckRegister(request));
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  WorkerRecord worker;
+  worker.role = request.role();
+  worker.address = request.address();
+  worker.name = request.name();
+  worker.capacity = request.capacity() == 0 ? 1 : request.capacity();
+  worker.registered_ms = NowMs();
+  worker.last_heartbeat_ms = worker.registered_ms;
+  ASSIGN_OR_RETURN(const int64_t id, store_->AddWorker(worker));
+  v1::RegisterResponse response;
+  response.set_worker_id(FormatWorkerId(id));
+  response.set_heartbeat_interval_ms(
+      absl::ToInt64Milliseconds(options_.heartbeat_interval));
+  response.set_lease_ttl_ms(absl::ToInt64Milliseconds(options_.lease_ttl));
+  return response;
+}
+
+absl::Status Coordinator::ApplyCountersLocked(
+    const WorkerRecord& worker, const v1::JobCounters& counters,
+    absl::flat_hash_set<int64_t>* reported,
+    absl::flat_hash_set<int64_t>* excluded) {
+  // A job this coordinator never had (its data directory was replaced):
+  // nothing to count, and no assignment will name it.
+  const absl::StatusOr<int64_t> id = ParseJobId("job_id", counters.job_id());
+  if (!id.ok()) return absl::OkStatus();
+  absl::StatusOr<JobRecord> job = store_->GetJob(*id);
+  if (absl::IsNotFound(job.status())) return absl::OkStatus();
+  RETURN_IF_ERROR(job.status());
+  reported->insert(*id);
+
+  RETURN_IF_ERROR(store_->PutCounters(
+      *id, worker.id,
+      WorkCounters{counters.games(), counters.moves(), counters.simulations(),
+                   counters.reanalysed()}));
+  NoteChangeLocked(*id);
+  if (job->state != v1::JOB_STATE_RUNNING) return absl::OkStatus();
+
+  ASSIGN_OR_RETURN(const std::vector<Lease> leases, store_->ListLeases());
+  const int64_t now = NowMs();
+  bool holds = false;
+  for (const Lease& lease : leases) {
+    holds |= lease.job_id == *id && lease.worker_id == worker.id &&
+             lease.role == worker.role && lease.expiry_ms > now;
+  }
+  if (!holds) return absl::OkStatus();  // late report from a former holder
+
+  if (!counters.fatal_error().empty()) {
+    if (worker.role == v1::WORKER_ROLE_LEARNER) {
+      return FinishLocked(*job, v1::JOB_STATE_FAILED,
+                          absl::StrCat("learner ", FormatWorkerId(worker.id),
+                                       ": ", counters.fatal_error()));
+    }
+    excluded->insert(*id);
+    return store_->DeleteLease(Lease{*id, worker.role, worker.id, 0});
+  }
+  if (worker.role != v1::WORKER_ROLE_LEARNER) return absl::OkStatus();
+  job->learner_report = counters;
+  const int64_t steps = job->budget.learner_steps();
+  if (steps > 0 && counters.learner_step() >= steps) {
+    return FinishLocked(*job, v1::JOB_STATE_DONE, "");
+  }
+  return store_->UpdateJob(*job);
+}
+
+absl::StatusOr<std::vector<int64_t>> Coordinator::RenewLeasesLocked(
+    const WorkerRecord& worker, const absl::flat_hash_set<int64_t>& excluded) {
+  ASSIGN_OR_RETURN(const std::vector<JobRecord> jobs, store_->ListJobs());
+  ASSIGN_OR_RETURN(const std::vector<Lease> leases, store_->ListLeases());
+  LeaseRequest request;
+  request.worker_id = worker.id;
+  request.role = worker.role;
+  request.capacity = worker.capacity;
+  request.max_running_jobs = options_.max_running_jobs;
+  request.excluded = excluded;
+  for (const JobRecord& job : jobs) {
+    request.jobs.push_back(PlannerJob{job.id, job.state});
+  }
+  request.live_leases = leases;  // expired ones were dropped just before
+  const LeasePlan plan = PlanLeases(request);
+
+  const int64_t expiry =
+      NowMs() + absl::ToInt64Milliseconds(options_.lease_ttl);
+  for (const Lease& lease : leases) {
+    if (lease.worker_id != worker.id) continue;
+    if (std::find(plan.jobs.begin(), plan.jobs.end(), lease.job_id) ==
+        plan.jobs.end()) {
+      RETURN_IF_ERROR(store_->DeleteLease(lease));
+      NoteChangeLocked(lease.job_id);
+    }
+  }
+  for (const int64_t job_id : plan.jobs) {
+    RETURN_IF_ERROR(
+        store_->PutLease(Lease{job_id, worker.role, worker.id, expiry}));
+  }
+  for (const int64_t job_id : plan.started) {
+    ASSIGN_OR_RETURN(JobRecord job, store_->GetJob(job_id));
+    job.state = v1::JOB_STATE_RUNNING;
+    job.started_ms = NowMs();
+    RETURN_IF_ERROR(store_->UpdateJob(job));
+    NoteChangeLocked(job_id);
+  }
+  return plan.jobs;
+}
+
+absl::StatusOr<v1::Assignment> Coordinator::AssignmentLocked(
+    const WorkerRecord& worker, int64_t job_id, bool with_spec) {
+  ASSIGN_OR_RETURN(const JobRecord job, store_->GetJob(job_id));
+  v1::Assignment assignment;
+  assignment.set_job_id(FormatJobId(job_id));
+  assignment.set_role(worker.role);
+  assignment.set_learner_steps_budget(job.budget.learner_steps());
+  ASSIGN_OR_RETURN(const std::vector<Lease> leases, store_->ListLeases());
+  for (const Lease& lease : leases) {
+    if (lease.job_id != job_id) continue;
+    if (lease.worker_id == worker.id && lease.role == worker.role) {
+      assignment.set_lease_expiry_unix_ms(lease.expiry_ms);
+    }
+    if (lease.role != v1::WORKER_ROLE_LEARNER &&
+        lease.role != v1::WORKER_ROLE_REPLAY) {
+      continue;
+    }
+    ASSIGN_OR_RETURN(const WorkerRecord holder,
+                     store_->GetWorker(lease.worker_id));
+    if (lease.role == v1::WORKER_ROLE_LEARNER) {
+      assignment.set_parameter_address(holder.address);
+    } else {
+      assignment.set_replay_address(holder.address);
+    }
+  }
+  if (with_spec) {
+    ASSIGN_OR_RETURN(const std::shared_ptr<const Workload> workload,
+                     WorkloadLocked(job_id));
+    *assignment.mutable_workload() = *workload;
+    *assignment.mutable_config() = job.config;
+  }
+  return assignment;
+}
+
+absl::StatusOr<v1::HeartbeatResponse> Coordinator::Heartbeat(
+    const v1::HeartbeatRequest& request) {
+  ASSIGN_OR_RETURN(const int64_t worker_id,
+                   ParseWorkerId("worker_id", request.worker_id()));
+  RETURN_IF_ERROR(CheckHeartbeat(request));
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  v1::HeartbeatResponse response;
+  if (const absl::Status transaction = store_->InTransaction(
+          [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
+            absl::StatusOr<WorkerRecord> worker = store_->GetWorker(worker_id);
+            if (absl::IsNotFound(worker.status()))
+              return WorkerNotFound(worker_id);
+            RETURN_IF_ERROR(worker.status());
+            RETURN_IF_ERROR(store_->TouchWorker(worker_id, NowMs()));
+            RETURN_IF_ERROR(DropExpiredLeasesLocked());
+            absl::flat_hash_set<int64_t> reported;
+            absl::flat_hash_set<int64_t> excluded;
+            for (const v1::JobCounters& counters : request.jobs()) {
+              RETURN_IF_ERROR(
+                  ApplyCountersLocked(*worker, counters, &reported, &excluded));
+            }
+            ASSIGN_OR_RETURN(const std::vector<int64_t> jobs,
+                             RenewLeasesLocked(*worker, excluded));
+            for (const int64_t job_id : jobs) {
+              ASSIGN_OR_RETURN(*response.add_assignments(),
+                               AssignmentLocked(*worker, job_id,
+                                                !reported.contains(job_id)));
+            }
+            return absl::OkStatus();
+          });
+      !transaction.ok()) {
+    return transaction;
+  }
+  response.set_heartbeat_interval_ms(
+      absl::ToInt64Milliseconds(options_.heartbeat_interval));
+  return response;
+}
+
+absl::StatusOr<v1::ReportSolutionResponse> Coordinator::ReportSolution(
+    const v1::ReportSolutionRequest& request) {
+  ASSIGN_OR_RETURN(const int64_t job_id,
+                   ParseJobId("job_id", request.job_id()));
+  if (!request.has_solution()) {
+    return absl::InvalidArgumentError("solution: required");
+  }
+  std::shared_ptr<const Workload> workload;
+  std::string solver_name = request.solution().solver().name();
+  {
+    absl::MutexLock lock(&mu_);
+    RETURN_IF_ERROR(CheckOpenLocked());
+    RETURN_IF_ERROR(JobLocked(job_id).status());
+    if (!request.worker_id().empty()) {
+      ASSIGN_OR_RETURN(const int64_t worker_id,
+                       ParseWorkerId("worker_id", request.worker_id()));
+      absl::StatusOr<WorkerRecord> worker = store_->GetWorker(worker_id);
+      if (absl::IsNotFound(worker.status())) return WorkerNotFound(worker_id);
+      RETURN_IF_ERROR(worker.status());
+      if (solver_name.empty()) solver_name = RoleName(worker->role);
+    }
+    ASSIGN_OR_RETURN(workload, WorkloadLocked(job_id));
+  }
+
+  // Outside the lock: the replay costs a game's worth of work.
+  absl::StatusOr<Solution> verified =
+      VerifySolution(*workload, request.solution());
+
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  ASSIGN_OR_RETURN(const BestSolution best, store_->GetBest(job_id));
+  const double best_return = best.solution.normalised_return();
+  v1::ReportSolutionResponse response;
+  response.set_best_normalised_return(best_return);
+  if (!verified.ok()) {
+    response.set_reason(absl::StrCat("invalid: ", verified.status().message()));
+    return response;
+  }
+  const double claimed = request.solution().normalised_return();
+  const double actual = verified->normalised_return();
+  response.set_validated_normalised_return(actual);
+  const std::string claim_note =
+      std::abs(claimed - actual) > 1e-6 * std::max(1.0, std::abs(actual))
+          ? absl::StrFormat(" (claimed %.6f)", claimed)
+          : "";
+  if (actual <= best_return + kImprovementEpsilon) {
+    response.set_reason(
+        absl::StrFormat("valid, normalised return %.6f%s is not better than "
+                        "the best %.6f",
+                        actual, claim_note, best_return));
+    return response;
+  }
+  verified->mutable_solver()->set_name(solver_name.empty() ? "reported"
+                                                           : solver_name);
+  BestSolution next{.job_id = job_id,
+                    .solution = *std::move(verified),
+                    .worker_id = request.worker_id(),
+                    .found_ms = NowMs()};
+  RETURN_IF_ERROR(store_->PutBest(next));
+  NoteChangeLocked(job_id, /*best=*/true);
+  response.set_accepted(true);
+  response.set_best_normalised_return(actual);
+  response.set_reason(
+      absl::StrFormat("accepted: normalised return %.6f%s "
+                      "replaces %.6f",
+                      actual, claim_note, best_return));
+  return response;
+}
+
+}  // namespace mmapzero::coordinator

@@ -1,0 +1,436 @@
+#include "coordinator/job_store.h"
+
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
+
+namespace mmapzero::coordinator {
+namespace {
+
+constexpr char kJobColumns[] =
+    "id, name, state, config, budget_wall_seconds, budget_learner_steps, "
+    "workload_name, num_buffers, created_ms, started_ms, finished_ms, error, "
+    "heuristic_normalised_return, learner_report";
+
+// The schema of version 1. Enum columns hold the proto enum numbers.
+std::string SchemaV1() {
+  return absl::StrCat(
+      "CREATE TABLE schema_version (version INTEGER NOT NULL);"
+      "CREATE TABLE jobs ("
+      "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+      "  name TEXT NOT NULL,"
+      "  state INTEGER NOT NULL,"
+      "  config BLOB NOT NULL,"
+      "  budget_wall_seconds INTEGER NOT NULL,"
+      "  budget_learner_steps INTEGER NOT NULL,"
+      "  workload_name TEXT NOT NULL,"
+      "  num_buffers INTEGER NOT NULL,"
+      "  created_ms INTEGER NOT NULL,"
+      "  started_ms INTEGER NOT NULL,"
+      "  finished_ms INTEGER NOT NULL,"
+      "  error TEXT NOT NULL,"
+      "  heuristic_normalised_return REAL NOT NULL,"
+      "  learner_report BLOB NOT NULL);"
+      "CREATE TABLE workloads ("
+      "  job_id INTEGER PRIMARY KEY REFERENCES jobs(id),"
+      "  workload BLOB NOT NULL);"
+      "CREATE TABLE best_solutions ("
+      "  job_id INTEGER PRIMARY KEY REFERENCES jobs(id),"
+      "  normalised_return REAL NOT NULL,"
+      "  solver TEXT NOT NULL,"
+      "  worker_id TEXT NOT NULL,"
+      "  found_ms INTEGER NOT NULL,"
+      "  solution BLOB NOT NULL);"
+      "CREATE TABLE workers ("
+      "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+      "  role INTEGER NOT NULL,"
+      "  address TEXT NOT NULL,"
+      "  name TEXT NOT NULL,"
+      "  capacity INTEGER NOT NULL,"
+      "  registered_ms INTEGER NOT NULL,"
+      "  last_heartbeat_ms INTEGER NOT NULL);"
+      "CREATE TABLE leases ("
+      "  job_id INTEGER NOT NULL REFERENCES jobs(id),"
+      "  role INTEGER NOT NULL,"
+      "  worker_id INTEGER NOT NULL REFERENCES workers(id),"
+      "  expiry_ms INTEGER NOT NULL,"
+      "  PRIMARY KEY (job_id, role, worker_id));"
+      // One learner and one replay server per job.
+      "CREATE UNIQUE INDEX leases_one_holder ON leases (job_id, role) "
+      "  WHERE role IN (",
+      static_cast<int>(v1::WORKER_ROLE_LEARNER), ", ",
+      static_cast<int>(v1::WORKER_ROLE_REPLAY),
+      ");"
+      "CREATE TABLE job_counters ("
+      "  job_id INTEGER NOT NULL REFERENCES jobs(id),"
+      "  worker_id INTEGER NOT NULL REFERENCES workers(id),"
+      "  games INTEGER NOT NULL,"
+      "  moves INTEGER NOT NULL,"
+      "  simulations INTEGER NOT NULL,"
+      "  reanalysed INTEGER NOT NULL,"
+      "  PRIMARY KEY (job_id, worker_id));");
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(
+    const std::string& data_dir) {
+  std::error_code error;
+  std::filesystem::create_directories(data_dir, error);
+  if (error) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        data_dir, ": cannot create the data directory: ", error.message()));
+  }
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<SqliteDb> db,
+      SqliteDb::Open((std::filesystem::path(data_dir) / kFileName).string()));
+  std::unique_ptr<JobStore> store(new JobStore(std::move(db)));
+  RETURN_IF_ERROR(store->Configure());
+  RETURN_IF_ERROR(store->CreateOrCheckSchema());
+  return store;
+}
+
+absl::Status JobStore::Configure() {
+  // WAL: readers never block the writer and a crash loses at most the last
+  // transactions, never the file. NORMAL sync is durable in WAL mode up to
+  // a power loss.
+  ASSIGN_OR_RETURN(Statement wal, db_->Prepare("PRAGMA journal_mode=WAL"));
+  ASSIGN_OR_RETURN(const bool row, wal.Step());
+  if (!row || wal.ColumnText(0) != "wal") {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path(), ": cannot switch to WAL mode (journal mode '",
+                     row ? wal.ColumnText(0) : "", "')"));
+  }
+  return db_->Exec("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+}
+
+absl::Status JobStore::CreateOrCheckSchema() {
+  return db_->InTransaction([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(
+        Statement exists,
+        db_->Prepare("SELECT 1 FROM sqlite_master WHERE "
+                     "type = 'table' AND name = 'schema_version'"));
+    ASSIGN_OR_RETURN(const bool has_schema, exists.Step());
+    if (!has_schema) {
+      RETURN_IF_ERROR(db_->Exec(SchemaV1()));
+      ASSIGN_OR_RETURN(
+          Statement insert,
+          db_->Prepare("INSERT INTO schema_version (version) VALUES (?)"));
+      return insert.Bind(1, kSchemaVersion).Run();
+    }
+    ASSIGN_OR_RETURN(Statement version,
+                     db_->Prepare("SELECT version FROM schema_version"));
+    ASSIGN_OR_RETURN(const bool row, version.Step());
+    const int64_t found = row ? version.ColumnInt(0) : -1;
+    if (found != kSchemaVersion) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(path(), ": schema version ", found,
+                       ", this coordinator reads version ", kSchemaVersion));
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status JobStore::Write(absl::string_view sql,
+                             absl::FunctionRef<void(Statement&)> bind) {
+  ASSIGN_OR_RETURN(Statement statement, db_->Prepare(sql));
+  bind(statement);
+  return statement.Run();
+}
+
+absl::Status JobStore::ParseBlob(const std::string& bytes,
+                                 absl::string_view what,
+                                 google::protobuf::Message* message) const {
+  if (message->ParseFromString(bytes)) return absl::OkStatus();
+  return absl::DataLossError(
+      absl::StrCat(path(), ": ", what, " does not parse as ",
+                   message->GetDescriptor()->full_name()));
+}
+
+absl::StatusOr<int64_t> JobStore::CreateJob(const JobRecord& job,
+                                            const Workload& workload,
+                                            const BestSolution& seed) {
+  int64_t id = 0;
+  const absl::Status status = db_->InTransaction([&]() -> absl::Status {
+    RETURN_IF_ERROR(Write(
+        absl::StrCat("INSERT INTO jobs (", kJobColumns,
+                     ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+        [&](Statement& insert) {
+          insert.Bind(1, job.name)
+              .Bind(2, static_cast<int64_t>(job.state))
+              .BindBlob(3, job.config.SerializeAsString())
+              .Bind(4, job.budget.wall_seconds())
+              .Bind(5, job.budget.learner_steps())
+              .Bind(6, job.workload_name)
+              .Bind(7, job.num_buffers)
+              .Bind(8, job.created_ms)
+              .Bind(9, job.started_ms)
+              .Bind(10, job.finished_ms)
+              .Bind(11, job.error)
+              .Bind(12, job.heuristic_normalised_return)
+              .BindBlob(13, job.learner_report.SerializeAsString());
+        }));
+    id = db_->LastInsertRowId();
+    RETURN_IF_ERROR(
+        Write("INSERT INTO workloads (job_id, workload) VALUES (?, ?)",
+              [&](Statement& insert) {
+                insert.Bind(1, id).BindBlob(2, workload.SerializeAsString());
+              }));
+    BestSolution best = seed;
+    best.job_id = id;
+    return PutBest(best);
+  });
+  if (!status.ok()) return status;
+  return id;
+}
+
+absl::StatusOr<JobRecord> JobStore::GetJob(int64_t id) {
+  ASSIGN_OR_RETURN(Statement select,
+                   db_->Prepare(absl::StrCat("SELECT ", kJobColumns,
+                                             " FROM jobs WHERE id = ?")));
+  select.Bind(1, id);
+  ASSIGN_OR_RETURN(const bool row, select.Step());
+  if (!row) {
+    return absl::NotFoundError(absl::StrCat(path(), ": no job ", id));
+  }
+  JobRecord job;
+  job.id = select.ColumnInt(0);
+  job.name = select.ColumnText(1);
+  job.state = static_cast<v1::JobState>(select.ColumnInt(2));
+  RETURN_IF_ERROR(ParseBlob(select.ColumnBlob(3), "jobs.config", &job.config));
+  job.budget.set_wall_seconds(select.ColumnInt(4));
+  job.budget.set_learner_steps(select.ColumnInt(5));
+  job.workload_name = select.ColumnText(6);
+  job.num_buffers = static_cast<int32_t>(select.ColumnInt(7));
+  job.created_ms = select.ColumnInt(8);
+  job.started_ms = select.ColumnInt(9);
+  job.finished_ms = select.ColumnInt(10);
+  job.error = select.ColumnText(11);
+  job.heuristic_normalised_return = select.ColumnDouble(12);
+  RETURN_IF_ERROR(ParseBlob(select.ColumnBlob(13), "jobs.learner_report",
+                            &job.learner_report));
+  return job;
+}
+
+absl::StatusOr<std::vector<JobRecord>> JobStore::ListJobs() {
+  ASSIGN_OR_RETURN(Statement select,
+                   db_->Prepare("SELECT id FROM jobs ORDER BY id DESC"));
+  std::vector<int64_t> ids;
+  while (true) {
+    ASSIGN_OR_RETURN(const bool row, select.Step());
+    if (!row) break;
+    ids.push_back(select.ColumnInt(0));
+  }
+  std::vector<JobRecord> jobs;
+  jobs.reserve(ids.size());
+  for (const int64_t id : ids) {
+    ASSIGN_OR_RETURN(JobRecord job, GetJob(id));
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+absl::Status JobStore::UpdateJob(const JobRecord& job) {
+  RETURN_IF_ERROR(Write(
+      "UPDATE jobs SET state = ?, started_ms = ?, finished_ms = ?, error = ?, "
+      "learner_report = ? WHERE id = ?",
+      [&](Statement& update) {
+        update.Bind(1, static_cast<int64_t>(job.state))
+            .Bind(2, job.started_ms)
+            .Bind(3, job.finished_ms)
+            .Bind(4, job.error)
+            .BindBlob(5, job.learner_report.SerializeAsString())
+            .Bind(6, job.id);
+      }));
+  if (db_->Changes() == 0) {
+    return absl::NotFoundError(absl::StrCat(path(), ": no job ", job.id));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Workload> JobStore::GetWorkload(int64_t job_id) {
+  ASSIGN_OR_RETURN(
+      Statement select,
+      db_->Prepare("SELECT workload FROM workloads WHERE job_id = ?"));
+  select.Bind(1, job_id);
+  ASSIGN_OR_RETURN(const bool row, select.Step());
+  if (!row) {
+    return absl::NotFoundError(
+        absl::StrCat(path(), ": no workload for job ", job_id));
+  }
+  Workload workload;
+  RETURN_IF_ERROR(
+      ParseBlob(select.ColumnBlob(0), "workloads.workload", &workload));
+  return workload;
+}
+
+absl::StatusOr<BestSolution> JobStore::GetBest(int64_t job_id) {
+  ASSIGN_OR_RETURN(Statement select,
+                   db_->Prepare("SELECT worker_id, found_ms, solution FROM "
+                                "best_solutions WHERE job_id = ?"));
+  select.Bind(1, job_id);
+  ASSIGN_OR_RETURN(const bool row, select.Step());
+  if (!row) {
+    return absl::NotFoundError(
+        absl::StrCat(path(), ": no best solution for job ", job_id));
+  }
+  BestSolution best;
+  best.job_id = job_id;
+  best.worker_id = select.ColumnText(0);
+  best.found_ms = select.ColumnInt(1);
+  RETURN_IF_ERROR(ParseBlob(select.ColumnBlob(2), "best_solutions.solution",
+                            &best.solution));
+  return best;
+}
+
+absl::Status JobStore::PutBest(const BestSolution& best) {
+  return Write(
+      "INSERT OR REPLACE INTO best_solutions (job_id, normalised_return, "
+      "solver, worker_id, found_ms, solution) VALUES (?, ?, ?, ?, ?, ?)",
+      [&](Statement& upsert) {
+        upsert.Bind(1, best.job_id)
+            .Bind(2, best.solution.normalised_return())
+            .Bind(3, best.solution.solver().name())
+            .Bind(4, best.worker_id)
+            .Bind(5, best.found_ms)
+            .BindBlob(6, best.solution.SerializeAsString());
+      });
+}
+
+absl::StatusOr<int64_t> JobStore::AddWorker(const WorkerRecord& worker) {
+  RETURN_IF_ERROR(Write(
+      "INSERT INTO workers (role, address, name, capacity, registered_ms, "
+      "last_heartbeat_ms) VALUES (?, ?, ?, ?, ?, ?)",
+      [&](Statement& insert) {
+        insert.Bind(1, static_cast<int64_t>(worker.role))
+            .Bind(2, worker.address)
+            .Bind(3, worker.name)
+            .Bind(4, worker.capacity)
+            .Bind(5, worker.registered_ms)
+            .Bind(6, worker.last_heartbeat_ms);
+      }));
+  return db_->LastInsertRowId();
+}
+
+absl::StatusOr<WorkerRecord> JobStore::GetWorker(int64_t id) {
+  ASSIGN_OR_RETURN(Statement select,
+                   db_->Prepare("SELECT role, address, name, capacity, "
+                                "registered_ms, last_heartbeat_ms FROM workers "
+                                "WHERE id = ?"));
+  select.Bind(1, id);
+  ASSIGN_OR_RETURN(const bool row, select.Step());
+  if (!row) {
+    return absl::NotFoundError(absl::StrCat(path(), ": no worker ", id));
+  }
+  WorkerRecord worker;
+  worker.id = id;
+  worker.role = static_cast<v1::WorkerRole>(select.ColumnInt(0));
+  worker.address = select.ColumnText(1);
+  worker.name = select.ColumnText(2);
+  worker.capacity = static_cast<int32_t>(select.ColumnInt(3));
+  worker.registered_ms = select.ColumnInt(4);
+  worker.last_heartbeat_ms = select.ColumnInt(5);
+  return worker;
+}
+
+absl::Status JobStore::TouchWorker(int64_t id, int64_t now_ms) {
+  return Write("UPDATE workers SET last_heartbeat_ms = ? WHERE id = ?",
+               [&](Statement& update) { update.Bind(1, now_ms).Bind(2, id); });
+}
+
+absl::StatusOr<std::vector<Lease>> JobStore::ListLeases() {
+  ASSIGN_OR_RETURN(
+      Statement select,
+      db_->Prepare("SELECT job_id, role, worker_id, expiry_ms "
+                   "FROM leases ORDER BY job_id, role, worker_id"));
+  std::vector<Lease> leases;
+  while (true) {
+    ASSIGN_OR_RETURN(const bool row, select.Step());
+    if (!row) break;
+    leases.push_back(Lease{select.ColumnInt(0),
+                           static_cast<v1::WorkerRole>(select.ColumnInt(1)),
+                           select.ColumnInt(2), select.ColumnInt(3)});
+  }
+  return leases;
+}
+
+absl::Status JobStore::PutLease(const Lease& lease) {
+  return Write(
+      "INSERT INTO leases (job_id, role, worker_id, expiry_ms) "
+      "VALUES (?, ?, ?, ?) ON CONFLICT (job_id, role, worker_id) "
+      "DO UPDATE SET expiry_ms = excluded.expiry_ms",
+      [&](Statement& upsert) {
+        upsert.Bind(1, lease.job_id)
+            .Bind(2, static_cast<int64_t>(lease.role))
+            .Bind(3, lease.worker_id)
+            .Bind(4, lease.expiry_ms);
+      });
+}
+
+absl::Status JobStore::DeleteLease(const Lease& lease) {
+  return Write(
+      "DELETE FROM leases WHERE job_id = ? AND role = ? AND worker_id = ?",
+      [&](Statement& erase) {
+        erase.Bind(1, lease.job_id)
+            .Bind(2, static_cast<int64_t>(lease.role))
+            .Bind(3, lease.worker_id);
+      });
+}
+
+absl::Status JobStore::DeleteJobLeases(int64_t job_id) {
+  return Write("DELETE FROM leases WHERE job_id = ?",
+               [&](Statement& erase) { erase.Bind(1, job_id); });
+}
+
+absl::StatusOr<std::vector<Lease>> JobStore::DeleteExpiredLeases(
+    int64_t now_ms) {
+  std::vector<Lease> expired;
+  const absl::Status status = db_->InTransaction([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<Lease> leases, ListLeases());
+    for (const Lease& lease : leases) {
+      if (lease.expiry_ms > now_ms) continue;
+      RETURN_IF_ERROR(DeleteLease(lease));
+      expired.push_back(lease);
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return expired;
+}
+
+absl::Status JobStore::PutCounters(int64_t job_id, int64_t worker_id,
+                                   const WorkCounters& counters) {
+  return Write(
+      "INSERT OR REPLACE INTO job_counters (job_id, worker_id, games, moves, "
+      "simulations, reanalysed) VALUES (?, ?, ?, ?, ?, ?)",
+      [&](Statement& upsert) {
+        upsert.Bind(1, job_id)
+            .Bind(2, worker_id)
+            .Bind(3, counters.games)
+            .Bind(4, counters.moves)
+            .Bind(5, counters.simulations)
+            .Bind(6, counters.reanalysed);
+      });
+}
+
+absl::StatusOr<WorkCounters> JobStore::SumCounters(int64_t job_id) {
+  ASSIGN_OR_RETURN(Statement select,
+                   db_->Prepare("SELECT TOTAL(games), TOTAL(moves), "
+                                "TOTAL(simulations), TOTAL(reanalysed) FROM "
+                                "job_counters WHERE job_id = ?"));
+  select.Bind(1, job_id);
+  ASSIGN_OR_RETURN(const bool row, select.Step());
+  WorkCounters sum;
+  if (row) {
+    sum.games = select.ColumnInt(0);
+    sum.moves = select.ColumnInt(1);
+    sum.simulations = select.ColumnInt(2);
+    sum.reanalysed = select.ColumnInt(3);
+  }
+  return sum;
+}
+
+}  // namespace mmapzero::coordinator

@@ -1,0 +1,152 @@
+// The coordinator's persistent state in SQLite (WAL mode) at
+// <data-dir>/coordinator.db: jobs, their workloads (binary protobuf), best
+// solutions, workers, leases and per-worker counters. Everything a restarted
+// coordinator needs to carry on lives here; nothing is kept only in memory.
+// Every mutation runs in a transaction (one per call, or the caller's
+// InTransaction around several). Errors name the database file.
+//
+// The schema carries a version (table schema_version); a database written
+// by another schema version is refused rather than guessed at.
+//
+// Thread-safety: none; the Coordinator serialises calls under its mutex.
+#ifndef MMAPZERO_COORDINATOR_JOB_STORE_H_
+#define MMAPZERO_COORDINATOR_JOB_STORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "coordinator/sqlite_db.h"
+#include "proto/job.pb.h"
+#include "proto/muzero.pb.h"
+#include "proto/solution.pb.h"
+#include "proto/worker.pb.h"
+#include "proto/workload.pb.h"
+
+namespace mmapzero::coordinator {
+
+// Times are Unix milliseconds; 0 = not yet.
+struct JobRecord {
+  int64_t id = 0;  // given by CreateJob
+  std::string name;
+  v1::JobState state = v1::JOB_STATE_QUEUED;
+  MuZeroConfig config;
+  v1::Budget budget;
+  std::string workload_name;
+  int32_t num_buffers = 0;
+  int64_t created_ms = 0;
+  int64_t started_ms = 0;
+  int64_t finished_ms = 0;
+  std::string error;
+  double heuristic_normalised_return = 0;
+  // The learner lease holder's latest report (step, version, losses).
+  v1::JobCounters learner_report;
+};
+
+struct BestSolution {
+  int64_t job_id = 0;
+  Solution solution;      // its figures are the validator's
+  std::string worker_id;  // "" for the heuristic seed
+  int64_t found_ms = 0;
+};
+
+struct WorkerRecord {
+  int64_t id = 0;  // given by AddWorker
+  v1::WorkerRole role = v1::WORKER_ROLE_UNSPECIFIED;
+  std::string address;
+  std::string name;
+  int32_t capacity = 1;
+  int64_t registered_ms = 0;
+  int64_t last_heartbeat_ms = 0;
+};
+
+// One worker's right to work on one job in one role until expiry_ms.
+// Learner and replay leases are exclusive: one holder per job (the schema
+// enforces it).
+struct Lease {
+  int64_t job_id = 0;
+  v1::WorkerRole role = v1::WORKER_ROLE_UNSPECIFIED;
+  int64_t worker_id = 0;
+  int64_t expiry_ms = 0;
+};
+
+// Cumulative counters of one worker on one job, or a job's sum over workers.
+struct WorkCounters {
+  int64_t games = 0;
+  int64_t moves = 0;
+  int64_t simulations = 0;
+  int64_t reanalysed = 0;
+};
+
+class JobStore {
+ public:
+  static constexpr char kFileName[] = "coordinator.db";
+  static constexpr int kSchemaVersion = 1;
+
+  // Opens <data_dir>/coordinator.db, creating the folder and the schema
+  // when missing.
+  static absl::StatusOr<std::unique_ptr<JobStore>> Open(
+      const std::string& data_dir);
+
+  const std::string& path() const { return db_->path(); }
+
+  // Runs `body` (calls of this store) as one transaction.
+  absl::Status InTransaction(absl::FunctionRef<absl::Status()> body) {
+    return db_->InTransaction(body);
+  }
+
+  // Stores a job (its id is ignored), its workload and its seed best
+  // solution together; returns the new id.
+  absl::StatusOr<int64_t> CreateJob(const JobRecord& job,
+                                    const Workload& workload,
+                                    const BestSolution& seed);
+  // NotFound for an unknown id.
+  absl::StatusOr<JobRecord> GetJob(int64_t id);
+  absl::StatusOr<std::vector<JobRecord>> ListJobs();  // newest first
+  // Writes every field that changes after creation: state, times, error,
+  // learner report.
+  absl::Status UpdateJob(const JobRecord& job);
+  absl::StatusOr<Workload> GetWorkload(int64_t job_id);
+
+  absl::StatusOr<BestSolution> GetBest(int64_t job_id);
+  absl::Status PutBest(const BestSolution& best);
+
+  absl::StatusOr<int64_t> AddWorker(const WorkerRecord& worker);
+  absl::StatusOr<WorkerRecord> GetWorker(int64_t id);
+  absl::Status TouchWorker(int64_t id, int64_t now_ms);
+
+  absl::StatusOr<std::vector<Lease>> ListLeases();
+  // Inserts or renews (same job, role and worker).
+  absl::Status PutLease(const Lease& lease);
+  absl::Status DeleteLease(const Lease& lease);
+  absl::Status DeleteJobLeases(int64_t job_id);
+  // Deletes the leases with expiry_ms <= now_ms and returns them.
+  absl::StatusOr<std::vector<Lease>> DeleteExpiredLeases(int64_t now_ms);
+
+  absl::Status PutCounters(int64_t job_id, int64_t worker_id,
+                           const WorkCounters& counters);
+  absl::StatusOr<WorkCounters> SumCounters(int64_t job_id);
+
+ private:
+  explicit JobStore(std::unique_ptr<SqliteDb> db) : db_(std::move(db)) {}
+
+  absl::Status Configure();
+  absl::Status CreateOrCheckSchema();
+  // Prepares `sql`, lets `bind` bind its parameters and runs it: one
+  // statement, so one transaction of its own unless inside InTransaction.
+  absl::Status Write(absl::string_view sql,
+                     absl::FunctionRef<void(Statement&)> bind);
+  // Parses a stored blob; DataLoss naming the column when it does not parse.
+  absl::Status ParseBlob(const std::string& bytes, absl::string_view what,
+                         google::protobuf::Message* message) const;
+
+  std::unique_ptr<SqliteDb> db_;
+};
+
+}  // namespace mmapzero::coordinator
+
+#endif  // MMAPZERO_COORDINATOR_JOB_STORE_H_

@@ -1,0 +1,237 @@
+// JobStore on a real SQLite file in a temporary folder: rows round-trip,
+// survive closing and reopening, the schema enforces one learner per job,
+// and a failed transaction leaves nothing behind.
+#include "coordinator/job_store.h"
+
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <string_view>
+
+#include "coordinator/test_dir.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace mmapzero::coordinator {
+namespace {
+
+using ::testing::HasSubstr;
+
+JobRecord SmallJob() {
+  JobRecord job;
+  job.name = std::string_view("small");
+  job.workload_name = std::string_view("w");
+  job.num_buffers = 3;
+  job.created_ms = 1000;
+  job.heuristic_normalised_return = 0.25;
+  job.config.set_preset("cpu");
+  job.config.mutable_training()->set_batch_size(16);
+  job.budget.set_wall_seconds(60);
+  job.budget.set_learner_steps(100);
+  return job;
+}
+
+Workload SmallWorkload() {
+  Workload workload;
+  workload.set_name("w");
+  workload.set_memory_size(1024);
+  return workload;
+}
+
+BestSolution Seed(double normalised_return) {
+  BestSolution best;
+  best.solution.set_workload_name("w");
+  best.solution.set_normalised_return(normalised_return);
+  best.solution.mutable_solver()->set_name("heuristic");
+  best.found_ms = 1000;
+  return best;
+}
+
+TEST(JobStoreTest, CreatesDatabaseInWalMode) {
+  TestDir dir;
+  auto store = JobStore::Open(dir.path() + "/nested/data");
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_TRUE(
+      std::filesystem::exists(dir.path() + "/nested/data/coordinator.db"));
+
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((*store)->path().c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* statement = nullptr;
+  ASSERT_EQ(
+      sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &statement, nullptr),
+      SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(statement), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(statement, 0)),
+               "wal");
+  sqlite3_finalize(statement);
+  sqlite3_close(db);
+}
+
+TEST(JobStoreTest, JobWorkloadAndBestRoundTripAcrossReopen) {
+  TestDir dir;
+  int64_t id = 0;
+  {
+    auto store = JobStore::Open(dir.path());
+    ASSERT_TRUE(store.ok()) << store.status();
+    auto created = (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25));
+    ASSERT_TRUE(created.ok()) << created.status();
+    id = *created;
+    EXPECT_EQ(id, 1);
+  }
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  auto job = (*store)->GetJob(id);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->id, id);
+  EXPECT_EQ(job->name, "small");
+  EXPECT_EQ(job->state, v1::JOB_STATE_QUEUED);
+  EXPECT_EQ(job->config.training().batch_size(), 16);
+  EXPECT_EQ(job->budget.wall_seconds(), 60);
+  EXPECT_EQ(job->budget.learner_steps(), 100);
+  EXPECT_EQ(job->num_buffers, 3);
+  EXPECT_EQ(job->created_ms, 1000);
+  EXPECT_DOUBLE_EQ(job->heuristic_normalised_return, 0.25);
+
+  auto workload = (*store)->GetWorkload(id);
+  ASSERT_TRUE(workload.ok()) << workload.status();
+  EXPECT_EQ(workload->memory_size(), 1024);
+
+  auto best = (*store)->GetBest(id);
+  ASSERT_TRUE(best.ok()) << best.status();
+  EXPECT_EQ(best->solution.solver().name(), "heuristic");
+  EXPECT_DOUBLE_EQ(best->solution.normalised_return(), 0.25);
+}
+
+TEST(JobStoreTest, UpdatesStateAndLearnerReport) {
+  TestDir dir;
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  auto id = (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25));
+  ASSERT_TRUE(id.ok()) << id.status();
+  JobRecord job = *(*store)->GetJob(*id);
+  job.state = v1::JOB_STATE_RUNNING;
+  job.started_ms = 2000;
+  job.learner_report.set_learner_step(42);
+  (*job.learner_report.mutable_losses())["value"] = 0.5;
+  ASSERT_TRUE((*store)->UpdateJob(job).ok());
+
+  auto reread = (*store)->GetJob(*id);
+  ASSERT_TRUE(reread.ok()) << reread.status();
+  EXPECT_EQ(reread->state, v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(reread->started_ms, 2000);
+  EXPECT_EQ(reread->learner_report.learner_step(), 42);
+  EXPECT_DOUBLE_EQ(reread->learner_report.losses().at("value"), 0.5);
+
+  job.id = 99;
+  EXPECT_TRUE(absl::IsNotFound((*store)->UpdateJob(job)));
+}
+
+TEST(JobStoreTest, UnknownJobIsNotFoundNamingTheFile) {
+  TestDir dir;
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  const absl::Status status = (*store)->GetJob(7).status();
+  EXPECT_TRUE(absl::IsNotFound(status)) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("coordinator.db"));
+}
+
+TEST(JobStoreTest, ListsJobsNewestFirst) {
+  TestDir dir;
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE((*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0)).ok());
+  }
+  auto jobs = (*store)->ListJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->size(), 3u);
+  EXPECT_EQ((*jobs)[0].id, 3);
+  EXPECT_EQ((*jobs)[2].id, 1);
+}
+
+TEST(JobStoreTest, OneLearnerLeasePerJobButManyActors) {
+  TestDir dir;
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_TRUE((*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0)).ok());
+  WorkerRecord worker;
+  worker.role = v1::WORKER_ROLE_LEARNER;
+  const int64_t w1 = *(*store)->AddWorker(worker);
+  const int64_t w2 = *(*store)->AddWorker(worker);
+
+  ASSERT_TRUE((*store)->PutLease({1, v1::WORKER_ROLE_LEARNER, w1, 5000}).ok());
+  // Renewing one's own lease is fine; a second holder is refused.
+  EXPECT_TRUE((*store)->PutLease({1, v1::WORKER_ROLE_LEARNER, w1, 6000}).ok());
+  EXPECT_FALSE((*store)->PutLease({1, v1::WORKER_ROLE_LEARNER, w2, 6000}).ok());
+  EXPECT_TRUE((*store)->PutLease({1, v1::WORKER_ROLE_ACTOR, w1, 6000}).ok());
+  EXPECT_TRUE((*store)->PutLease({1, v1::WORKER_ROLE_ACTOR, w2, 6000}).ok());
+
+  auto leases = (*store)->ListLeases();
+  ASSERT_TRUE(leases.ok()) << leases.status();
+  ASSERT_EQ(leases->size(), 3u);
+  EXPECT_EQ((*leases)[2].expiry_ms, 6000);  // learner lease, renewed
+}
+
+TEST(JobStoreTest, DeletesOnlyExpiredLeases) {
+  TestDir dir;
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_TRUE((*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0)).ok());
+  const int64_t w = *(*store)->AddWorker(WorkerRecord{});
+  ASSERT_TRUE((*store)->PutLease({1, v1::WORKER_ROLE_LEARNER, w, 5000}).ok());
+  ASSERT_TRUE((*store)->PutLease({1, v1::WORKER_ROLE_ACTOR, w, 7000}).ok());
+
+  auto expired = (*store)->DeleteExpiredLeases(5000);
+  ASSERT_TRUE(expired.ok()) << expired.status();
+  ASSERT_EQ(expired->size(), 1u);
+  EXPECT_EQ((*expired)[0].role, v1::WORKER_ROLE_LEARNER);
+  EXPECT_EQ((*store)->ListLeases()->size(), 1u);
+}
+
+TEST(JobStoreTest, FailedTransactionLeavesNothing) {
+  TestDir dir;
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  const absl::Status status = (*store)->InTransaction([&]() -> absl::Status {
+    EXPECT_TRUE((*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0)).ok());
+    return absl::InternalError("give up");
+  });
+  EXPECT_FALSE(status.ok());
+  EXPECT_TRUE((*store)->ListJobs()->empty());
+}
+
+TEST(JobStoreTest, SumsCountersOverWorkers) {
+  TestDir dir;
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_TRUE((*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0)).ok());
+  const int64_t w1 = *(*store)->AddWorker(WorkerRecord{});
+  const int64_t w2 = *(*store)->AddWorker(WorkerRecord{});
+  ASSERT_TRUE((*store)->PutCounters(1, w1, {5, 50, 500, 0}).ok());
+  ASSERT_TRUE((*store)->PutCounters(1, w1, {6, 60, 600, 0}).ok());  // later
+  ASSERT_TRUE((*store)->PutCounters(1, w2, {1, 10, 100, 2}).ok());
+  auto sum = (*store)->SumCounters(1);
+  ASSERT_TRUE(sum.ok()) << sum.status();
+  EXPECT_EQ(sum->games, 7);
+  EXPECT_EQ(sum->moves, 70);
+  EXPECT_EQ(sum->simulations, 700);
+  EXPECT_EQ(sum->reanalysed, 2);
+}
+
+TEST(JobStoreTest, RefusesAnotherSchemaVersion) {
+  TestDir dir;
+  { ASSERT_TRUE(JobStore::Open(dir.path()).ok()); }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir.path() + "/coordinator.db").c_str(), &db),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE schema_version SET version = 99", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  const absl::Status status = JobStore::Open(dir.path()).status();
+  EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("schema version 99"));
+}
+
+}  // namespace
+}  // namespace mmapzero::coordinator

@@ -1,0 +1,102 @@
+// mmapzero-coordinator: the coordinator service (coordinator_server.h).
+//   mmapzero-coordinator --listen 0.0.0.0:7070 --data-dir /var/lib/mmapzero
+//       [--metrics-port 9090] [--config coordinator.json]
+//       [--address-file FILE]
+// --address-file: once serving, write the host:port to dial there
+// (common/base/address_file.h; `mmapctl local up` passes --listen
+// 127.0.0.1:0 and reads the port bound); removed again at shutdown.
+// Flags override the config file's fields. SIGTERM or SIGINT shuts down
+// gracefully: health NOT_SERVING, in-flight calls finish, the store closes.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "common/base/address_file.h"
+#include "common/base/status_macros.h"
+#include "common/rpc/log_line.h"
+#include "common/rpc/service_main.h"
+#include "common/workload/proto_io.h"
+#include "coordinator/coordinator_config.h"
+#include "coordinator/coordinator_server.h"
+
+ABSL_FLAG(std::string, config, "",
+          "JSON file of mmapzero.CoordinatorConfig; flags override its fields");
+ABSL_FLAG(std::string, listen, "", "gRPC address (default 0.0.0.0:7070)");
+ABSL_FLAG(std::string, data_dir, "", "folder of coordinator.db (required)");
+ABSL_FLAG(int, metrics_port, -1, "Prometheus /metrics port; 0: off");
+ABSL_FLAG(std::string, address_file, "",
+          "once serving, write the host:port to dial to this file");
+
+namespace mmapzero::coordinator {
+
+using rpc::LogLine;
+namespace {
+
+absl::StatusOr<CoordinatorConfig> ConfigFromFlags() {
+  CoordinatorConfig config;
+  if (const std::string path = absl::GetFlag(FLAGS_config); !path.empty()) {
+    ASSIGN_OR_RETURN(config, LoadCoordinatorConfig(path));
+  }
+  if (const std::string listen = absl::GetFlag(FLAGS_listen); !listen.empty()) {
+    config.set_listen(listen);
+  }
+  if (const std::string dir = absl::GetFlag(FLAGS_data_dir); !dir.empty()) {
+    config.set_data_dir(dir);
+  }
+  if (const int port = absl::GetFlag(FLAGS_metrics_port); port >= 0) {
+    config.set_metrics_port(port);
+  }
+  if (config.data_dir().empty()) {
+    return absl::InvalidArgumentError(
+        "--data-dir (or data_dir in --config) is required");
+  }
+  return config;
+}
+
+absl::Status Run() {
+  const sigset_t signals = rpc::BlockShutdownSignals();
+  ASSIGN_OR_RETURN(const CoordinatorConfig config, ConfigFromFlags());
+  std::cerr << "coordinator config:\n" << ToJson(WithDefaults(config)) << "\n";
+  ASSIGN_OR_RETURN(CoordinatorServerOptions options,
+                   ServerOptionsFromConfig(config));
+  ASSIGN_OR_RETURN(std::unique_ptr<CoordinatorServer> server,
+                   CoordinatorServer::Start(std::move(options)));
+  const std::string address_file = absl::GetFlag(FLAGS_address_file);
+  if (!address_file.empty()) {
+    RETURN_IF_ERROR(
+        WriteAddressFile(address_file, config.listen(), server->port()));
+  }
+  LogLine("info", "shutting_down",
+          {{"signal", rpc::WaitForShutdownSignal(signals)}});
+  server->Shutdown();
+  if (!address_file.empty()) std::remove(address_file.c_str());
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace mmapzero::coordinator
+
+int main(int argc, char** argv) {
+  mmapzero::rpc::SetLogComponent("coordinator");
+  absl::SetProgramUsageMessage(
+      "the mmapzero coordinator: jobs, workers, leases, best solutions.\n"
+      "  mmapzero-coordinator --data-dir DIR [--listen HOST:PORT] "
+      "[--metrics-port N] [--config FILE] [--address-file FILE]");
+  std::vector<std::string> storage;
+  std::vector<char*> args =
+      mmapzero::rpc::UnderscoreFlagNames(argc, argv, &storage);
+  absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+  const absl::Status status = mmapzero::coordinator::Run();
+  if (!status.ok()) {
+    std::cerr << "mmapzero-coordinator: " << status.message() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,123 @@
+#include "coordinator/request_checks.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/features/config_presets.h"
+#include "common/workload/workload_check.h"
+
+namespace mmapzero::coordinator {
+namespace {
+
+constexpr int32_t kMaxCapacity = 1024;
+
+absl::Status NonNegative(absl::string_view field, int64_t value) {
+  if (value >= 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, ": must be >= 0, got ", value));
+}
+
+}  // namespace
+
+absl::StatusOr<v1::Budget> CheckBudget(const v1::Budget& budget) {
+  if (budget.wall_seconds() < 0 || budget.wall_seconds() > kMaxWallSeconds) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("budget.wall_seconds: must be in [0, ", kMaxWallSeconds,
+                     "] (0: the maximum), got ", budget.wall_seconds()));
+  }
+  if (absl::Status status =
+          NonNegative("budget.learner_steps", budget.learner_steps());
+      !status.ok()) {
+    return status;
+  }
+  v1::Budget checked = budget;
+  if (checked.wall_seconds() == 0) checked.set_wall_seconds(kMaxWallSeconds);
+  return checked;
+}
+
+absl::StatusOr<MuZeroConfig> TrainingConfigOf(
+    const v1::SubmitJobRequest& request) {
+  switch (request.training_case()) {
+    case v1::SubmitJobRequest::kConfig: {
+      const absl::Status status = features::CheckMuZeroConfig(request.config());
+      if (!status.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("config: ", status.message()));
+      }
+      return request.config();
+    }
+    case v1::SubmitJobRequest::kPreset: {
+      absl::StatusOr<MuZeroConfig> config =
+          features::PresetByName(request.preset());
+      if (!config.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("preset: ", config.status().message()));
+      }
+      return config;
+    }
+    case v1::SubmitJobRequest::TRAINING_NOT_SET:
+      break;
+  }
+  return features::CpuPreset();
+}
+
+absl::Status CheckSubmittedWorkload(const v1::SubmitJobRequest& request) {
+  if (!request.has_workload()) {
+    return absl::InvalidArgumentError("workload: required");
+  }
+  const absl::Status status = CheckWorkload(request.workload());
+  if (status.ok()) return status;
+  return absl::InvalidArgumentError(
+      absl::StrCat("workload.", status.message()));
+}
+
+absl::Status CheckListJobs(const v1::ListJobsRequest& request) {
+  for (int i = 0; i < request.states_size(); ++i) {
+    if (!v1::JobState_IsValid(request.states(i)) ||
+        request.states(i) == v1::JOB_STATE_UNSPECIFIED) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "states[", i, "]: not a job state, got ", request.states(i)));
+    }
+  }
+  return NonNegative("limit", request.limit());
+}
+
+absl::Status CheckRegister(const v1::RegisterRequest& request) {
+  const v1::WorkerRole role = request.role();
+  if (!v1::WorkerRole_IsValid(role) || role == v1::WORKER_ROLE_UNSPECIFIED) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "role: must be ACTOR, LEARNER, REANALYSE or REPLAY, got ", role));
+  }
+  if (request.capacity() < 0 || request.capacity() > kMaxCapacity) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("capacity: must be in [0, ", kMaxCapacity,
+                     "] (0: 1), got ", request.capacity()));
+  }
+  if (request.address().empty() &&
+      (role == v1::WORKER_ROLE_LEARNER || role == v1::WORKER_ROLE_REPLAY)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("address: required for a ", v1::WorkerRole_Name(role),
+                     " (the host:port of the service it serves)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckHeartbeat(const v1::HeartbeatRequest& request) {
+  for (int i = 0; i < request.jobs_size(); ++i) {
+    const v1::JobCounters& c = request.jobs(i);
+    const std::string prefix = absl::StrCat("jobs[", i, "].");
+    for (const auto& [name, value] :
+         {std::pair<const char*, int64_t>{"games", c.games()},
+          {"moves", c.moves()},
+          {"simulations", c.simulations()},
+          {"reanalysed", c.reanalysed()},
+          {"learner_step", c.learner_step()},
+          {"parameter_version", c.parameter_version()}}) {
+      if (absl::Status status = NonNegative(absl::StrCat(prefix, name), value);
+          !status.ok()) {
+        return status;
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace mmapzero::coordinator

@@ -1,0 +1,39 @@
+// WorkerService over gRPC (proto/worker.proto): registration, heartbeats
+// and solution reports, each translated to a Coordinator call through
+// ServeUnary (rpc_handler.h).
+#ifndef MMAPZERO_COORDINATOR_WORKER_SERVICE_H_
+#define MMAPZERO_COORDINATOR_WORKER_SERVICE_H_
+
+#include "coordinator/coordinator.h"
+#include "common/rpc/rpc_handler.h"
+#include "proto/worker.grpc.pb.h"
+
+namespace mmapzero::coordinator {
+
+using rpc::ServeUnary;
+using rpc::RpcObserver;
+
+class WorkerServiceImpl final : public v1::WorkerService::Service {
+ public:
+  // `observer` may be null; both must outlive the service.
+  WorkerServiceImpl(Coordinator* coordinator, RpcObserver* observer)
+      : coordinator_(coordinator), observer_(observer) {}
+
+  grpc::Status Register(grpc::ServerContext* context,
+                        const v1::RegisterRequest* request,
+                        v1::RegisterResponse* response) override;
+  grpc::Status Heartbeat(grpc::ServerContext* context,
+                         const v1::HeartbeatRequest* request,
+                         v1::HeartbeatResponse* response) override;
+  grpc::Status ReportSolution(grpc::ServerContext* context,
+                              const v1::ReportSolutionRequest* request,
+                              v1::ReportSolutionResponse* response) override;
+
+ private:
+  Coordinator* coordinator_;
+  RpcObserver* observer_;
+};
+
+}  // namespace mmapzero::coordinator
+
+#endif  // MMAPZERO_COORDINATOR_WORKER_SERVICE_H_
