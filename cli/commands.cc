@@ -24,6 +24,26 @@ const std::vector<Command>& AllCommands() {
        "return, latency (modelled and simulated) and speed-up", RunEvaluate},
       {"render", "render WORKLOAD SOLUTION --out layout.svg [--width PX] [--height PX] [--legend N]",
        "draw the memory layout (time x offset) as SVG", RunRender},
+      {"submit",
+       "submit WORKLOAD [--config cpu|paper|FILE] [--budget 24h] [--steps N] "
+       "[--name NAME] [--json]",
+       "send a workload to the coordinator as a training job; prints its id",
+       RunSubmit},
+      {"list", "list [--state running,...] [--limit N] [--json]",
+       "the coordinator's jobs, newest first", RunList},
+      {"status", "status JOB [--json]", "one job's state and progress",
+       RunStatus},
+      {"watch", "watch JOB [--for 25h] [--json]",
+       "follow a job's progress until it ends", RunWatch},
+      {"best", "best JOB --out SOLUTION [--svg layout.svg] [--json]",
+       "fetch a job's best solution, validate it here and write it", RunBest},
+      {"cancel", "cancel JOB [--reason TEXT] [--json]",
+       "cancel a queued or running job", RunCancel},
+      {"local",
+       "local up|down|status [--data-dir DIR] [--actors N] [--reanalyse N] "
+       "[--only coordinator,...]",
+       "start, stop or show a whole cluster as processes on this machine",
+       RunLocal},
   };
   return *commands;
 }

@@ -33,6 +33,14 @@ absl::Status RunValidate(const Args& args);
 absl::Status RunEvaluate(const Args& args);
 absl::Status RunRender(const Args& args);
 absl::Status RunImport(const Args& args);
+// The service's client (cli/job_client.h) and the local cluster.
+absl::Status RunSubmit(const Args& args);
+absl::Status RunList(const Args& args);
+absl::Status RunStatus(const Args& args);
+absl::Status RunWatch(const Args& args);
+absl::Status RunBest(const Args& args);
+absl::Status RunCancel(const Args& args);
+absl::Status RunLocal(const Args& args);
 
 }  // namespace mmapzero::cli
 

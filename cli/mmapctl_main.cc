@@ -15,6 +15,11 @@ void PrintHelp(std::ostream& out) {
   for (const auto& command : mmapzero::cli::AllCommands()) {
     out << "  " << command.usage << "\n      " << command.summary << "\n";
   }
+  out << "\nsubmit, list, status, watch, best and cancel find the coordinator "
+         "at\n--coordinator HOST:PORT, else $MMAPZERO_COORDINATOR, else "
+         "<data dir>/coordinator.addr\n(written by `mmapctl local up`); the "
+         "data dir is --data-dir, else\n$MMAPZERO_DATA_DIR, else ~/.mmapzero. "
+         "--timeout 30s bounds each call.\n";
 }
 
 }  // namespace

@@ -9,7 +9,8 @@
 #                   report the same return and latency.
 #   bad_input       a missing file, an unknown command and a missing argument
 #                   exit non-zero, and the message names what was wrong.
-#   readme_example  the README's main job: solve examples/small.json.
+#   readme_example  the README's main job: scripts/run-example (local
+#                   cluster, submit examples/small.json, watch, best).
 set -euo pipefail
 
 mmapctl=${1:?usage: mmapctl_cli_test.sh MMAPCTL SCENARIO SOURCE_DIR}
@@ -117,10 +118,20 @@ case $scenario in
     ;;
   readme_example)
     example=$source_dir/examples/small.json
-    [[ -f $example ]] || fail "$example is missing (the README's main job solves it)"
-    run solve solve "$example"
-    grep -q 'normalised return' "$work/solve.out" ||
-      fail "solve printed no summary of its solution"
+    [[ -f $example ]] || fail "$example is missing (the README's main job submits it)"
+    rc=0
+    (cd "$work" &&
+      MMAPZERO_BUILD_DIR=$(dirname "$(dirname "$mmapctl")") \
+        "$source_dir/scripts/run-example" --budget 10s \
+        --data-dir "$work/cluster") >"$work/example.out" 2>&1 || rc=$?
+    cat "$work/example.out"
+    [[ $rc -eq 0 ]] || fail "scripts/run-example exited $rc"
+    grep -q 'validated independently: VALID' "$work/example.out" ||
+      fail "the best solution was not validated"
+    [[ -s $work/example-best.json && -s $work/example-best.svg ]] ||
+      fail "example-best.json / example-best.svg not written"
+    ! ls "$work"/cluster/*.pid >/dev/null 2>&1 ||
+      fail "pid files left behind: the cluster was not stopped"
     ;;
   *)
     fail "unknown scenario '$scenario'"

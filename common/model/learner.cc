@@ -50,12 +50,16 @@ Learner::Learner(const TrainingConfig& training, double discount,
 }
 
 absl::StatusOr<LearnerStats> Learner::Step() {
+  if (replay_ == nullptr) {
+    return absl::FailedPreconditionError(
+        "learner: no replay (batches come from elsewhere: Step(positions))");
+  }
   std::vector<agent::SampledPosition> positions =
       replay_->Sample(training_.batch_size());
   if (positions.empty()) {
     return absl::FailedPreconditionError("learner: the replay is empty");
   }
-  LearnerStats stats;
+  int reanalysed = 0;
   if (reanalyser_ != nullptr && training_.reanalyse_fraction() > 0) {
     const int count = static_cast<int>(
         std::lround(training_.reanalyse_fraction() * positions.size()));
@@ -68,9 +72,52 @@ absl::StatusOr<LearnerStats> Learner::Step() {
       if (status.code() == absl::StatusCode::kNotFound) continue;  // evicted
       if (!status.ok()) return status;
       if (auto fresh = replay_->Get(p.id)) p.trajectory = std::move(fresh);
-      ++stats.reanalysed;
+      ++reanalysed;
     }
   }
+  return Train(positions, reanalysed);
+}
+
+absl::StatusOr<LearnerStats> Learner::Step(
+    const std::vector<agent::SampledPosition>& positions) {
+  if (positions.empty()) {
+    return absl::InvalidArgumentError("learner: empty batch");
+  }
+  const ObservationShape& shape = network_->shape();
+  const size_t cells = static_cast<size_t>(shape.time_bins) * shape.byte_bins;
+  for (size_t b = 0; b < positions.size(); ++b) {
+    const agent::SampledPosition& p = positions[b];
+    const std::string where =
+        absl::StrCat("learner: batch[", b, "] (trajectory ", p.id, ")");
+    if (p.trajectory == nullptr || p.step < 0 ||
+        p.step >= static_cast<int>(p.trajectory->steps.size())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": step ", p.step, " is outside its ",
+          p.trajectory ? p.trajectory->steps.size() : 0, " steps"));
+    }
+    const agent::CompactObservation& o =
+        p.trajectory->steps[p.step].observation;
+    if (o.occupancy.size() != cells ||
+        static_cast<int>(o.vector.size()) != shape.vector_size) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": observation of ", o.occupancy.size(), " cells and ",
+          o.vector.size(), " vector values, the network takes ", cells, " and ",
+          shape.vector_size));
+    }
+    for (const agent::TrajectoryStep& s : p.trajectory->steps) {
+      if (s.action >= kNumActions) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": action ", static_cast<int>(s.action), " is not 0..2"));
+      }
+    }
+  }
+  return Train(positions, 0);
+}
+
+LearnerStats Learner::Train(
+    const std::vector<agent::SampledPosition>& positions, int reanalysed) {
+  LearnerStats stats;
+  stats.reanalysed = reanalysed;
   std::vector<const agent::TrajectoryStep*> roots;
   std::vector<agent::PositionTargets> targets;
   roots.reserve(positions.size());
@@ -95,7 +142,7 @@ absl::StatusOr<LearnerStats> Learner::Step() {
 }
 
 absl::Status Learner::Save(const std::string& dir) const {
-  return SaveLearnerCheckpoint(dir, network_, *optimizer_, step_, *replay_);
+  return SaveLearnerCheckpoint(dir, network_, *optimizer_, step_, replay_);
 }
 
 absl::Status Learner::Load(const std::string& dir) {

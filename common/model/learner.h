@@ -11,10 +11,16 @@
 // and later batches reuse the fresh ones. (A Reanalyser can also run on a
 // thread of its own, see reanalyser.h.)
 //
+// Batches from elsewhere: Step(positions) trains on positions sampled by
+// someone else (the learner service's, from the replay service's
+// SampleBatch windows: a window is a trajectory whose step 0 is the
+// sampled position, clipped where the game ended, so its targets are the
+// whole game's). Such a learner needs no replay (null) and no reanalyser.
+//
 // Checkpoints (learner_checkpoint.h): Save/Load keep everything Step
-// depends on (network, Adam state, step, replay and its generator), so a
-// loaded learner continues exactly as the saved one would have. Step draws
-// nothing from LibTorch's generator.
+// depends on (network, Adam state, step, replay and its generator when it
+// has one), so a loaded learner continues exactly as the saved one would
+// have. Step draws nothing from LibTorch's generator.
 //
 // Thread-safety: one thread drives a Learner; the replay may be filled
 // concurrently.
@@ -26,6 +32,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -51,14 +58,21 @@ struct LearnerStats {
 class Learner {
  public:
   // `discount` is SearchConfig.discount. `replay` (and `reanalyser`, when
-  // given) are not owned and must outlive the learner. InvalidArgument for
-  // a non-positive batch size, unroll or td steps, or a negative rate.
+  // given) are not owned and must outlive the learner; `replay` may be null
+  // when every batch is given to Step(positions). InvalidArgument for a
+  // non-positive batch size, unroll or td steps, or a negative rate.
   static absl::StatusOr<std::unique_ptr<Learner>> Create(
       const TrainingConfig& training, double discount, MuZeroNetwork network,
       agent::ReplayBuffer* replay, Reanalyser* reanalyser = nullptr);
 
-  // One update. FailedPrecondition when the replay is empty.
+  // One update on a batch sampled from the replay. FailedPrecondition when
+  // the replay is empty or absent.
   absl::StatusOr<LearnerStats> Step();
+  // One update on `positions` (no reanalyse). InvalidArgument when empty,
+  // when a step is outside its trajectory or an observation does not have
+  // the network's sizes (the message names the position).
+  absl::StatusOr<LearnerStats> Step(
+      const std::vector<agent::SampledPosition>& positions);
 
   // Everything Step depends on, into / from directory `dir`
   // (learner_checkpoint.h). Load needs a learner built with the same sizes.
@@ -74,6 +88,9 @@ class Learner {
   Learner(const TrainingConfig& training, double discount,
           MuZeroNetwork network, agent::ReplayBuffer* replay,
           Reanalyser* reanalyser);
+  // The update itself, on checked positions.
+  LearnerStats Train(const std::vector<agent::SampledPosition>& positions,
+                     int reanalysed);
 
   TrainingConfig training_;
   agent::TargetOptions targets_;

@@ -42,7 +42,7 @@ absl::Status SaveOptimizer(torch::optim::Optimizer& optimizer,
 
 absl::Status WriteAll(const std::string& dir, const MuZeroNetwork& network,
                       torch::optim::Optimizer& optimizer, int64_t step,
-                      const agent::ReplayBuffer& replay) {
+                      const agent::ReplayBuffer* replay) {
   std::error_code error;
   fs::remove_all(dir, error);
   if (!fs::create_directories(dir, error)) {
@@ -50,7 +50,7 @@ absl::Status WriteAll(const std::string& dir, const MuZeroNetwork& network,
   }
   RETURN_IF_ERROR(SaveCheckpoint(network, dir + "/" + kNetwork));
   RETURN_IF_ERROR(SaveOptimizer(optimizer, dir + "/" + kOptimizer));
-  RETURN_IF_ERROR(replay.Save(dir + "/" + kReplay));
+  if (replay != nullptr) RETURN_IF_ERROR(replay->Save(dir + "/" + kReplay));
   return WriteFileAtomically(dir + "/" + kState,
                              absl::StrCat("step ", step, "\n"));
 }
@@ -61,7 +61,7 @@ absl::Status SaveLearnerCheckpoint(const std::string& dir,
                                    const MuZeroNetwork& network,
                                    torch::optim::Optimizer& optimizer,
                                    int64_t step,
-                                   const agent::ReplayBuffer& replay) {
+                                   const agent::ReplayBuffer* replay) {
   const std::string tmp = dir + ".tmp";
   const std::string old = dir + ".old";
   RETURN_IF_ERROR(WriteAll(tmp, network, optimizer, step, replay));
@@ -103,7 +103,7 @@ absl::Status LoadLearnerCheckpoint(const std::string& requested,
                                             optimizer_path, ": ",
                                             e.what_without_backtrace()));
   }
-  RETURN_IF_ERROR(replay->Restore(dir + "/" + kReplay));
+  if (replay != nullptr) RETURN_IF_ERROR(replay->Restore(dir + "/" + kReplay));
   *step = loaded_step;
   return absl::OkStatus();
 }

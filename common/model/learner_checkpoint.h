@@ -1,7 +1,8 @@
 // Learner checkpoints: one directory holding
 //   network.pt     the parameters (network_checkpoint.h, with their sizes),
 //   optimizer.pt   Adam's state (moments and per-parameter step counts),
-//   replay.bin     the replay snapshot with its sampling generator,
+//   replay.bin     the replay snapshot with its sampling generator (absent
+//                  for a learner whose replay is a service: null replay),
 //   learner.txt    "step <n>", written last.
 // Atomicity: everything is written into "<dir>.tmp", then the old
 // directory is moved to "<dir>.old", the new one renamed into place and the
@@ -25,9 +26,10 @@ absl::Status SaveLearnerCheckpoint(const std::string& dir,
                                    const MuZeroNetwork& network,
                                    torch::optim::Optimizer& optimizer,
                                    int64_t step,
-                                   const agent::ReplayBuffer& replay);
+                                   const agent::ReplayBuffer* replay);
 
-// Loads into existing objects of the same sizes (errors name the file).
+// Loads into existing objects of the same sizes (errors name the file);
+// a null `replay` leaves any replay.bin unread.
 absl::Status LoadLearnerCheckpoint(const std::string& dir,
                                    MuZeroNetwork& network,
                                    torch::optim::Optimizer& optimizer,

@@ -5,7 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -189,6 +191,73 @@ TEST(LearnerTest, CheckpointResumesTheSameRun) {
   EXPECT_EQ(losses_a, losses_b);
   EXPECT_EQ((*b)->step(), 5);
   EXPECT_EQ((*b)->Load(dir + "-missing").code(), absl::StatusCode::kNotFound);
+}
+
+// Positions given from outside train like sampled ones: a window of steps
+// [i, i + K + n] (what the replay service sends) has the same targets, so
+// the same loss, as position i of the whole trajectory; bad positions are
+// refused with the position named and change nothing.
+TEST(LearnerTest, StepOnGivenPositionsMatchesWindowsOfWholeGames) {
+  const TrainingConfig training = SmallTraining();  // K 3, n 4
+  auto whole = Learner::Create(training, 0.997, MakeNetwork(21), nullptr);
+  auto windowed = Learner::Create(training, 0.997, MakeNetwork(21), nullptr);
+  ASSERT_TRUE(whole.ok() && windowed.ok());
+  EXPECT_EQ((*whole)->Step().status().code(),
+            absl::StatusCode::kFailedPrecondition);  // no replay
+  std::vector<agent::SampledPosition> full, windows;
+  for (int g = 0; g < 4; ++g) {
+    auto game = std::make_shared<agent::Trajectory>(Synthetic(g, 10));
+    const int start = 2 * g;  // g = 3: clipped at the end of the game
+    auto window = std::make_shared<agent::Trajectory>();
+    const int end = std::min<int>(10, start + 3 + 4 + 1);
+    window->steps.assign(game->steps.begin() + start,
+                         game->steps.begin() + end);
+    for (size_t i = 1; i < window->steps.size(); ++i) {
+      window->steps[i].observation = {};  // only the first carries one
+    }
+    full.push_back({g, start, game});
+    windows.push_back({g, 0, window});
+  }
+  for (int i = 0; i < 2; ++i) {
+    auto a = (*whole)->Step(full);
+    auto b = (*windowed)->Step(windows);
+    ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
+    EXPECT_NEAR(a->total, b->total, 1e-5);
+    EXPECT_EQ(b->step, i + 1);
+  }
+
+  std::vector<agent::SampledPosition> bad = windows;
+  bad[2].step = 9;
+  absl::StatusOr<LearnerStats> refused = (*windowed)->Step(bad);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(refused.status().message()),
+              ::testing::HasSubstr("batch[2]"));
+  bad = windows;
+  bad[1].step = 1;  // no observation there
+  EXPECT_EQ((*windowed)->Step(bad).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ((*windowed)->Step({}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ((*windowed)->step(), 2);
+}
+
+// A learner without a replay checkpoints and resumes without replay.bin.
+TEST(LearnerTest, CheckpointWithoutReplayResumesTheStep) {
+  const std::string dir = ::testing::TempDir() + "/learner_no_replay";
+  auto game = std::make_shared<agent::Trajectory>(Synthetic(1, 10));
+  const std::vector<agent::SampledPosition> batch = {{0, 0, game},
+                                                     {0, 5, game}};
+  auto a = Learner::Create(SmallTraining(), 0.997, MakeNetwork(5), nullptr);
+  ASSERT_TRUE(a.ok());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE((*a)->Step(batch).ok());
+  ASSERT_TRUE((*a)->Save(dir).ok());
+  const double next_a = (*a)->Step(batch)->total;
+  auto b = Learner::Create(SmallTraining(), 0.997, MakeNetwork(6), nullptr);
+  ASSERT_TRUE(b.ok());
+  const absl::Status loaded = (*b)->Load(dir);
+  ASSERT_TRUE(loaded.ok()) << loaded;
+  EXPECT_EQ((*b)->step(), 3);
+  EXPECT_EQ((*b)->Step(batch)->total, next_a);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "common/model/network_checkpoint.h"
 
 #include <cstdint>
+#include <exception>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -57,15 +58,16 @@ absl::Status OpenArchive(const std::string& path, torch::Device device,
   return absl::OkStatus();
 }
 
+// `what` names the source in errors ("checkpoint <path>").
 absl::StatusOr<CheckpointHeader> ReadHeader(
-    const std::string& path, torch::serialize::InputArchive& archive) {
+    const std::string& what, torch::serialize::InputArchive& archive) {
   CheckpointHeader header;
   for (const Field& field : HeaderFields(header)) {
     torch::Tensor value;
     if (!archive.try_read(absl::StrCat(kKeyPrefix, field.name), value,
                           /*is_buffer=*/true)) {
       return absl::InvalidArgumentError(
-          absl::StrCat("checkpoint ", path, ": no stored ", field.name,
+          absl::StrCat(what, ": no stored ", field.name,
                        " (not an mmapzero network checkpoint?)"));
     }
     SetHeaderField(field.name, static_cast<int>(value.item<int64_t>()),
@@ -74,10 +76,35 @@ absl::StatusOr<CheckpointHeader> ReadHeader(
   return header;
 }
 
-}  // namespace
+// Checks the stored sizes against `network`'s, then loads.
+absl::Status LoadFromArchive(const std::string& what,
+                             torch::serialize::InputArchive& archive,
+                             MuZeroNetwork& network) {
+  absl::StatusOr<CheckpointHeader> stored = ReadHeader(what, archive);
+  if (!stored.ok()) return stored.status();
+  const std::vector<Field> expected =
+      HeaderFields({network->config(), network->shape()});
+  const std::vector<Field> found = HeaderFields(*stored);
+  for (size_t i = 0; i < expected.size(); ++i) {
+    if (expected[i].value != found[i].value) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": ", found[i].name, " is ", found[i].value,
+                       " but the network has ", expected[i].value));
+    }
+  }
+  try {
+    torch::NoGradGuard no_grad;
+    network->load(archive);
+  } catch (const c10::Error& e) {
+    return absl::DataLossError(
+        absl::StrCat(what, ": ", e.what_without_backtrace()));
+  }
+  return absl::OkStatus();
+}
 
-absl::Status SaveCheckpoint(const MuZeroNetwork& network,
-                            const std::string& path) {
+// The archive's bytes; `what` names the source in errors.
+absl::StatusOr<std::string> Serialize(const std::string& what,
+                                      const MuZeroNetwork& network) {
   std::ostringstream stream;
   try {
     torch::serialize::OutputArchive archive;
@@ -91,43 +118,33 @@ absl::Status SaveCheckpoint(const MuZeroNetwork& network,
     archive.save_to(stream);
   } catch (const c10::Error& e) {
     return absl::InternalError(
-        absl::StrCat("checkpoint ", path,
-                     ": cannot serialize: ", e.what_without_backtrace()));
+        absl::StrCat(what, ": cannot serialize: ", e.what_without_backtrace()));
   }
-  return WriteFileAtomically(path, stream.str());
+  return stream.str();
+}
+
+}  // namespace
+
+absl::Status SaveCheckpoint(const MuZeroNetwork& network,
+                            const std::string& path) {
+  absl::StatusOr<std::string> bytes =
+      Serialize(absl::StrCat("checkpoint ", path), network);
+  if (!bytes.ok()) return bytes.status();
+  return WriteFileAtomically(path, *bytes);
 }
 
 absl::StatusOr<CheckpointHeader> ReadCheckpointHeader(const std::string& path) {
   torch::serialize::InputArchive archive;
   absl::Status status = OpenArchive(path, torch::kCPU, &archive);
   if (!status.ok()) return status;
-  return ReadHeader(path, archive);
+  return ReadHeader(absl::StrCat("checkpoint ", path), archive);
 }
 
 absl::Status LoadCheckpoint(const std::string& path, MuZeroNetwork& network) {
   torch::serialize::InputArchive archive;
   absl::Status status = OpenArchive(path, network->device(), &archive);
   if (!status.ok()) return status;
-  absl::StatusOr<CheckpointHeader> stored = ReadHeader(path, archive);
-  if (!stored.ok()) return stored.status();
-  const std::vector<Field> expected =
-      HeaderFields({network->config(), network->shape()});
-  const std::vector<Field> found = HeaderFields(*stored);
-  for (size_t i = 0; i < expected.size(); ++i) {
-    if (expected[i].value != found[i].value) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "checkpoint ", path, ": ", found[i].name, " is ", found[i].value,
-          " but the network has ", expected[i].value));
-    }
-  }
-  try {
-    torch::NoGradGuard no_grad;
-    network->load(archive);
-  } catch (const c10::Error& e) {
-    return absl::DataLossError(
-        absl::StrCat("checkpoint ", path, ": ", e.what_without_backtrace()));
-  }
-  return absl::OkStatus();
+  return LoadFromArchive(absl::StrCat("checkpoint ", path), archive, network);
 }
 
 absl::StatusOr<MuZeroNetwork> LoadNetworkFromCheckpoint(const std::string& path,
@@ -143,6 +160,28 @@ absl::StatusOr<MuZeroNetwork> LoadNetworkFromCheckpoint(const std::string& path,
   absl::Status status = LoadCheckpoint(path, *network);
   if (!status.ok()) return status;
   return network;
+}
+
+absl::StatusOr<std::string> SerializeNetworkParameters(
+    const MuZeroNetwork& network) {
+  return Serialize(kNetworkParametersFormat, network);
+}
+
+absl::Status LoadNetworkParameters(absl::string_view bytes,
+                                   MuZeroNetwork& network) {
+  const std::string what =
+      absl::StrCat(kNetworkParametersFormat, " of ", bytes.size(), " bytes");
+  torch::serialize::InputArchive archive;
+  try {
+    archive.load_from(bytes.data(), bytes.size(), network->device());
+  } catch (const c10::Error& e) {
+    return absl::DataLossError(absl::StrCat(
+        what, ": not a parameter archive: ", e.what_without_backtrace()));
+  } catch (const std::exception& e) {
+    return absl::DataLossError(
+        absl::StrCat(what, ": not a parameter archive: ", e.what()));
+  }
+  return LoadFromArchive(what, archive, network);
 }
 
 }  // namespace mmapzero::model

@@ -4,6 +4,11 @@
 // a load into a differently sized network fails with the mismatching field
 // named instead of a shape error deep in LibTorch. Files are written through
 // a temporary file renamed into place (a reader never sees half a file).
+//
+// The same archive in memory ("torch-archive-v1") is what the learner
+// publishes through ParameterService and actors / reanalysers load
+// (docs/protocols.md): the sizes travel with the parameters, so a snapshot
+// of another network size is refused with the field named.
 #ifndef MMAPZERO_COMMON_MODEL_NETWORK_CHECKPOINT_H_
 #define MMAPZERO_COMMON_MODEL_NETWORK_CHECKPOINT_H_
 
@@ -11,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "common/model/networks.h"
 #include "proto/muzero.pb.h"
 
@@ -35,6 +41,19 @@ absl::Status LoadCheckpoint(const std::string& path, MuZeroNetwork& network);
 // Builds a network of the stored sizes on `device` and loads it.
 absl::StatusOr<MuZeroNetwork> LoadNetworkFromCheckpoint(
     const std::string& path, torch::Device device = DefaultDevice());
+
+// ParameterVersion.format of SerializeNetworkParameters' bytes.
+inline constexpr char kNetworkParametersFormat[] = "torch-archive-v1";
+
+// The checkpoint archive in memory (parameters, buffers and sizes).
+absl::StatusOr<std::string> SerializeNetworkParameters(
+    const MuZeroNetwork& network);
+
+// Loads bytes of SerializeNetworkParameters into an existing network (on
+// its device). InvalidArgument naming the field when the stored sizes
+// differ; DataLoss when the bytes are not such an archive.
+absl::Status LoadNetworkParameters(absl::string_view bytes,
+                                   MuZeroNetwork& network);
 
 }  // namespace mmapzero::model
 

@@ -89,7 +89,8 @@ SelfPlay::SelfPlay(std::shared_ptr<const game::Program> program,
       network_(std::move(network)),
       options_(std::move(options)),
       evaluator_(network_),
-      search_(options_.config.search(), &evaluator_,
+      observed_(&evaluator_, /*observer=*/{}),
+      search_(options_.config.search(), &observed_,
               [features = options_.config.features()](
                   const game::MMapGame& game, features::Observation* out) {
                 features::Observe(game, features, out);

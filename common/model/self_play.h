@@ -46,6 +46,7 @@
 #include "common/model/network_evaluator.h"
 #include "common/model/networks.h"
 #include "common/search/batched_search.h"
+#include "common/search/observed_evaluator.h"
 #include "proto/muzero.pb.h"
 #include "proto/solution.pb.h"
 
@@ -109,6 +110,12 @@ class SelfPlay {
   // Steps until at least `games` more games have been emitted.
   void PlayGames(int64_t games);
 
+  // Told each network call's batch size and latency from now on (metrics);
+  // empty: nobody.
+  void set_inference_observer(search::InferenceObserver observer) {
+    observed_.set_observer(std::move(observer));
+  }
+
   // Adopts newer published parameters; call between moves.
   bool SyncParameters(const PublishedParameters& parameters);
   // Learner step of the acting parameters (temperature, parameter_version).
@@ -135,6 +142,7 @@ class SelfPlay {
   MuZeroNetwork network_;
   Options options_;
   NetworkEvaluator evaluator_;
+  search::ObservedEvaluator observed_;  // evaluator_ + an observer
   search::BatchedSearch search_;
   std::vector<Live> live_;
   uint64_t games_started_ = 0;

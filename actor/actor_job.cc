@@ -1,0 +1,201 @@
+#include "actor/actor_job.h"
+
+#include <functional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/agent/trajectory_proto.h"
+#include "common/base/status_macros.h"
+#include "common/features/config_presets.h"
+#include "common/game/program.h"
+#include "common/model/networks.h"
+#include "common/rpc/log_line.h"
+#include "common/solvers/search_budget.h"
+
+namespace mmapzero::actor {
+namespace {
+
+// Prefixes `status` with the job, keeping its code.
+absl::Status InJob(const std::string& job_id, const absl::Status& status) {
+  return absl::Status(status.code(),
+                      absl::StrCat("job ", job_id, ": ", status.message()));
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<ActorJob>> ActorJob::Start(
+    const v1::Assignment& assignment, const ActorJobOptions& options) {
+  const std::string& job_id = assignment.job_id();
+  if (options.session == nullptr) {
+    return absl::InvalidArgumentError("actor job: no worker session");
+  }
+  const MuZeroConfig& config = assignment.config();
+  if (absl::Status status = features::CheckMuZeroConfig(config); !status.ok()) {
+    return InJob(job_id, status);
+  }
+  absl::StatusOr<std::shared_ptr<const game::Program>> program =
+      game::Program::Create(assignment.workload());
+  if (!program.ok()) return InJob(job_id, program.status());
+  const model::ObservationShape shape = model::ShapeOf(config.features());
+  absl::StatusOr<model::MuZeroNetwork> network =
+      model::CreateNetwork(config.network(), shape);
+  if (!network.ok()) return InJob(job_id, network.status());
+  absl::StatusOr<model::MuZeroNetwork> staging =
+      model::CreateNetwork(config.network(), shape);
+  if (!staging.ok()) return InJob(job_id, staging.status());
+
+  auto poller = std::make_unique<ParameterPoller>(
+      ParameterPollerOptions{.job_id = job_id,
+                             .interval = options.parameter_poll,
+                             .rpc_deadline = absl::Seconds(30)},
+      *std::move(staging));
+  std::shared_ptr<ActorJob> job(
+      new ActorJob(job_id, options, std::move(poller)));
+  model::SelfPlay::Options play{
+      .config = config,
+      // The worker id (unique per registration) keeps identical actor pods
+      // with the same --seed from playing the same games.
+      .seed = solvers::MixSeed(
+          solvers::MixSeed(options.seed, std::hash<std::string>()(job_id),
+                           0x5e1f),
+          std::hash<std::string>()(options.session != nullptr
+                                       ? options.session->worker_id()
+                                       : std::string()),
+          0xac70),
+      .game_options = {},
+      .sink = [raw = job.get()](const game::MMapGame& game,
+                                agent::Trajectory trajectory) {
+        raw->OnGame(game, std::move(trajectory));
+      }};
+  absl::StatusOr<std::unique_ptr<model::SelfPlay>> self_play =
+      model::SelfPlay::Create(*program, *std::move(network), std::move(play));
+  if (!self_play.ok()) return InJob(job_id, self_play.status());
+  job->self_play_ = *std::move(self_play);
+  if (options.metrics != nullptr) {
+    job->self_play_->set_inference_observer(
+        [metrics = options.metrics](int batch, absl::Duration latency) {
+          metrics->ObserveInference(batch, latency);
+        });
+  }
+  job->Update(assignment);
+  job->Publish();
+  job->thread_ = std::jthread(
+      [raw = job.get()](std::stop_token stop) { raw->Play(stop); });
+  return job;
+}
+
+ActorJob::ActorJob(std::string job_id, const ActorJobOptions& options,
+                   std::unique_ptr<ParameterPoller> poller)
+    : job_id_(std::move(job_id)),
+      options_(options),
+      poller_(std::move(poller)),
+      outbox_(JobOutboxOptions{
+          .job_id = job_id_,
+          .worker_id = options.session->worker_id(),
+          .batch_size = options.trajectory_batch,
+          .max_queued = options.max_queued_trajectories,
+          .rpc_deadline = options.rpc_deadline,
+          .report = [session = options.session, job = job_id_](
+                        const Solution& solution, int64_t version) {
+            return session->ReportSolution(job, solution, version);
+          }}) {}
+
+ActorJob::~ActorJob() { Stop(absl::ZeroDuration()); }
+
+void ActorJob::Update(const v1::Assignment& assignment) {
+  outbox_.SetReplayAddress(assignment.replay_address());
+  outbox_.SetWorkerId(options_.session->worker_id());
+  poller_->SetAddress(assignment.parameter_address());
+}
+
+void ActorJob::Stop(absl::Duration drain) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopped_) return;
+    stopped_ = true;
+  }
+  if (thread_.joinable()) {
+    thread_.request_stop();
+    thread_.join();
+  }
+  outbox_.Drain(drain);
+  const OutboxStats outbox = outbox_.stats();
+  rpc::LogLine("info", "actor_job_drained",
+               {{"job", job_id_},
+                {"sent", absl::StrCat(outbox.sent)},
+                {"dropped", absl::StrCat(outbox.dropped)}});
+}
+
+ActorJobStats ActorJob::stats() const {
+  ActorJobStats stats;
+  {
+    absl::MutexLock lock(&mu_);
+    stats = stats_;
+  }
+  stats.learner_version = poller_->latest_version();
+  stats.outbox = outbox_.stats();
+  return stats;
+}
+
+void ActorJob::Play(std::stop_token stop) {
+  while (!stop.stop_requested()) {
+    if (self_play_->SyncParameters(poller_->published())) {
+      rpc::LogLine(
+          "info", "parameters_adopted",
+          {{"job", job_id_},
+           {"version", absl::StrCat(self_play_->parameter_version())}});
+    }
+    self_play_->Step();
+    Publish();
+  }
+}
+
+void ActorJob::Publish() {
+  const model::SelfPlayCounters& counters = self_play_->counters();
+  const int64_t version = self_play_->parameter_version();
+  const OutboxStats outbox = outbox_.stats();
+  v1::JobCounters proto;
+  proto.set_job_id(job_id_);
+  proto.set_games(counters.games);
+  proto.set_moves(counters.moves);
+  proto.set_simulations(counters.simulations);
+  proto.set_parameter_version(version);
+  options_.session->SetCounters(proto);
+  ActorJobStats previous;
+  {
+    absl::MutexLock lock(&mu_);
+    previous = stats_;
+    stats_.games = counters.games;
+    stats_.moves = counters.moves;
+    stats_.simulations = counters.simulations;
+    stats_.parameter_version = version;
+    stats_.outbox = outbox;
+  }
+  if (options_.metrics == nullptr) return;
+  options_.metrics->AddMoves(job_id_, counters.moves - previous.moves);
+  options_.metrics->AddSimulations(job_id_,
+                                   counters.simulations - previous.simulations);
+  options_.metrics->SetParameters(job_id_, version, poller_->latest_version());
+  options_.metrics->AddTrajectories(job_id_, outbox.sent - previous.outbox.sent,
+                                    outbox.dropped - previous.outbox.dropped);
+}
+
+void ActorJob::OnGame(const game::MMapGame& game,
+                      agent::Trajectory trajectory) {
+  const int64_t version = self_play_->parameter_version();
+  if (options_.metrics != nullptr) {
+    options_.metrics->AddGame(
+        job_id_, game.infeasible() ? 0.0 : trajectory.normalised_return);
+  }
+  v1::Trajectory proto;
+  agent::TrajectoryToProto(trajectory, &proto);
+  outbox_.Add(std::move(proto));
+  if (game.infeasible()) return;
+  Solution solution = game.ToSolution();
+  solution.mutable_solver()->set_name("muzero");
+  (*solution.mutable_solver()->mutable_settings())["parameter_version"] =
+      absl::StrCat(version);
+  outbox_.OfferSolution(solution, version);
+}
+
+}  // namespace mmapzero::actor

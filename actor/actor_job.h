@@ -1,0 +1,93 @@
+// One job on an actor (issue 5; ARCHITECTURE.md "actor"): the job's
+// workload compiled into a game::Program, a network built from the job's
+// MuZeroConfig, and a play thread that runs SelfPlay (common/model/
+// self_play.h: search.batch_games games at once, one batched network call
+// per simulation round) and between moves adopts the newest parameters the
+// ParameterPoller fetched from the job's learner. Each finished game goes
+// to the JobOutbox: its trajectory (tagged with the acting parameter
+// version) to replay, its solution to the coordinator when it beats this
+// actor's best for the job. The running totals (games, moves, simulations,
+// parameter version) go to the coordinator with every heartbeat
+// (WorkerSession::SetCounters).
+//
+// Stop(drain) ends the play thread after its current move, then gives the
+// outbox `drain` to send what is queued.
+//
+// Thread-safety: thread-safe.
+#ifndef MMAPZERO_ACTOR_ACTOR_JOB_H_
+#define MMAPZERO_ACTOR_ACTOR_JOB_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "actor/actor_metrics.h"
+#include "actor/job_outbox.h"
+#include "actor/job_supervisor.h"
+#include "actor/parameter_poller.h"
+#include "common/model/self_play.h"
+#include "common/rpc/worker_session.h"
+#include "proto/worker.pb.h"
+
+namespace mmapzero::actor {
+
+struct ActorJobOptions {
+  uint64_t seed = 1;
+  absl::Duration parameter_poll = absl::Seconds(1);
+  absl::Duration rpc_deadline = absl::Seconds(5);
+  int trajectory_batch = 8;
+  int max_queued_trajectories = 256;
+  rpc::WorkerSession* session = nullptr;  // not owned; required
+  ActorMetrics* metrics = nullptr;        // not owned; may be null
+};
+
+struct ActorJobStats {
+  int64_t games = 0;
+  int64_t moves = 0;
+  int64_t simulations = 0;
+  int64_t parameter_version = 0;  // acting with
+  int64_t learner_version = 0;    // the learner's latest seen
+  OutboxStats outbox;
+};
+
+class ActorJob final : public SupervisedJob {
+ public:
+  // InvalidArgument naming the field for a workload or config that does
+  // not compile (nothing started then).
+  static absl::StatusOr<std::shared_ptr<ActorJob>> Start(
+      const v1::Assignment& assignment, const ActorJobOptions& options);
+  ~ActorJob() override;  // Stop(0)
+
+  void Update(const v1::Assignment& assignment) override;
+  void Stop(absl::Duration drain) override;
+
+  ActorJobStats stats() const ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  ActorJob(std::string job_id, const ActorJobOptions& options,
+           std::unique_ptr<ParameterPoller> poller);
+  void Play(std::stop_token stop);
+  // The SelfPlay sink: one finished game.
+  void OnGame(const game::MMapGame& game, agent::Trajectory trajectory);
+  void Publish() ABSL_LOCKS_EXCLUDED(mu_);
+
+  const std::string job_id_;
+  const ActorJobOptions options_;
+  std::unique_ptr<ParameterPoller> poller_;
+  JobOutbox outbox_;
+  std::unique_ptr<model::SelfPlay> self_play_;  // the play thread's
+
+  mutable absl::Mutex mu_;
+  ActorJobStats stats_ ABSL_GUARDED_BY(mu_);
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  std::jthread thread_;  // last
+};
+
+}  // namespace mmapzero::actor
+
+#endif  // MMAPZERO_ACTOR_ACTOR_JOB_H_

@@ -1,0 +1,69 @@
+// Prometheus metrics of an actor (ARCHITECTURE.md "Metrics"), on their own
+// HTTP port (/metrics): games, moves and MCTS simulations per job
+// (counters: Prometheus' rate() gives the per-second figures), inference
+// batch size and latency (histograms over every network call), the
+// parameter version each job acts with and its lag behind the learner's
+// latest, the normalised return of every finished game per job
+// (histogram), and trajectories sent to / dropped for replay.
+//
+// Thread-safety: thread-safe (prometheus-cpp's metrics are).
+#ifndef MMAPZERO_ACTOR_ACTOR_METRICS_H_
+#define MMAPZERO_ACTOR_ACTOR_METRICS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "prometheus/counter.h"
+#include "prometheus/exposer.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+
+namespace mmapzero::actor {
+
+class ActorMetrics {
+ public:
+  // Serves /metrics on `address` ("0.0.0.0:9091"; port 0 picks a free
+  // one; "" serves nothing, for tests that read Text()).
+  static absl::StatusOr<std::unique_ptr<ActorMetrics>> Start(
+      const std::string& address);
+
+  int port() const { return port_; }
+
+  void AddMoves(const std::string& job, int64_t moves);
+  void AddSimulations(const std::string& job, int64_t simulations);
+  // One finished game and its normalised return.
+  void AddGame(const std::string& job, double normalised_return);
+  void ObserveInference(int batch, absl::Duration latency);
+  void SetParameters(const std::string& job, int64_t version,
+                     int64_t learner_latest);
+  void AddTrajectories(const std::string& job, int64_t sent, int64_t dropped);
+
+  // The Prometheus text exposition of every metric (tests, debugging).
+  std::string Text() const;
+
+ private:
+  ActorMetrics();
+
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Family<prometheus::Counter>* games_;
+  prometheus::Family<prometheus::Counter>* moves_;
+  prometheus::Family<prometheus::Counter>* simulations_;
+  prometheus::Family<prometheus::Counter>* sent_;
+  prometheus::Family<prometheus::Counter>* dropped_;
+  prometheus::Family<prometheus::Gauge>* version_;
+  prometheus::Family<prometheus::Gauge>* lag_;
+  prometheus::Family<prometheus::Histogram>* returns_;
+  prometheus::Histogram* batch_size_;
+  prometheus::Histogram* latency_;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+  int port_ = 0;
+};
+
+}  // namespace mmapzero::actor
+
+#endif  // MMAPZERO_ACTOR_ACTOR_METRICS_H_

@@ -1,0 +1,215 @@
+#include "actor/job_outbox.h"
+
+#include <grpcpp/client_context.h>
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/rpc/backoff.h"
+#include "common/rpc/log_line.h"
+
+namespace mmapzero::actor {
+namespace {
+
+// How long the thread sleeps with nothing to do before looking again.
+constexpr absl::Duration kIdleWait = absl::Seconds(1);
+
+}  // namespace
+
+JobOutbox::JobOutbox(JobOutboxOptions options)
+    : options_(std::move(options)), worker_id_(options_.worker_id) {
+  thread_ = std::jthread([this] { Run(); });
+}
+
+JobOutbox::~JobOutbox() { Drain(absl::ZeroDuration()); }
+
+void JobOutbox::SetReplayAddress(const std::string& address) {
+  absl::MutexLock lock(&mu_);
+  if (address == address_) return;
+  address_ = address;
+  stub_.reset();
+  if (!address.empty()) {
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(64 << 20);
+    stub_ = v1::ReplayService::NewStub(grpc::CreateCustomChannel(
+        address, grpc::InsecureChannelCredentials(), args));
+  }
+  wake_ = true;
+}
+
+void JobOutbox::SetWorkerId(const std::string& worker_id) {
+  absl::MutexLock lock(&mu_);
+  worker_id_ = worker_id;
+}
+
+void JobOutbox::Add(v1::Trajectory trajectory) {
+  absl::MutexLock lock(&mu_);
+  if (draining_) return;
+  queue_.push_back(Queued{next_seq_++, std::move(trajectory)});
+  while (static_cast<int>(queue_.size()) > std::max(1, options_.max_queued)) {
+    queue_.pop_front();
+    ++stats_.dropped;
+  }
+  wake_ = true;
+}
+
+void JobOutbox::OfferSolution(const Solution& solution,
+                              int64_t parameter_version) {
+  if (!options_.report) return;
+  absl::MutexLock lock(&mu_);
+  if (draining_ || solution.normalised_return() <= stats_.best_offered) return;
+  stats_.best_offered = solution.normalised_return();
+  pending_ = PendingReport{solution, parameter_version};
+  wake_ = true;
+}
+
+void JobOutbox::Drain(absl::Duration timeout) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!draining_) {
+      draining_ = true;
+      drain_deadline_ = absl::Now() + timeout;
+    }
+    wake_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+  absl::MutexLock lock(&mu_);
+  stats_.dropped += static_cast<int64_t>(queue_.size());
+  queue_.clear();
+}
+
+OutboxStats JobOutbox::stats() const {
+  absl::MutexLock lock(&mu_);
+  OutboxStats stats = stats_;
+  stats.queued = static_cast<int64_t>(queue_.size());
+  return stats;
+}
+
+bool JobOutbox::HasWork() const {
+  return pending_.has_value() || (!queue_.empty() && stub_ != nullptr);
+}
+
+absl::Duration JobOutbox::CallDeadline() const {
+  if (!draining_) return options_.rpc_deadline;
+  return std::max(
+      absl::Milliseconds(1),
+      std::min(options_.rpc_deadline, drain_deadline_ - absl::Now()));
+}
+
+void JobOutbox::Run() {
+  rpc::Backoff backoff;
+  absl::Duration wait = absl::ZeroDuration();
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      const absl::Time until =
+          std::min(absl::Now() + wait,
+                   draining_ ? drain_deadline_ : absl::InfiniteFuture());
+      auto ready = [this]()
+                       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return wake_; };
+      mu_.AwaitWithDeadline(absl::Condition(&ready), until);
+      wake_ = false;
+      if (draining_ && (!HasWork() || absl::Now() >= drain_deadline_)) return;
+    }
+    const bool reported = SendReport();
+    const bool sent = SendBatch();
+    absl::MutexLock lock(&mu_);
+    if (reported || sent) {
+      backoff.Reset();
+      wait = absl::ZeroDuration();
+      wake_ = HasWork();
+    } else {
+      wait = HasWork() ? backoff.Next() : kIdleWait;
+    }
+  }
+}
+
+bool JobOutbox::SendReport() {
+  PendingReport report;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!pending_.has_value()) return false;
+    report = *pending_;
+  }
+  absl::StatusOr<v1::ReportSolutionResponse> response =
+      options_.report(report.solution, report.parameter_version);
+  absl::MutexLock lock(&mu_);
+  if (!response.ok()) {
+    rpc::LogLine("warning", "report_failed",
+                 {{"job", options_.job_id},
+                  {"error", std::string(response.status().message())}});
+    return false;
+  }
+  ++stats_.reports;
+  if (response->accepted()) ++stats_.accepted;
+  stats_.last_report = *response;
+  rpc::LogLine("info", "solution_reported",
+               {{"job", options_.job_id},
+                {"claimed", absl::StrCat(report.solution.normalised_return())},
+                {"accepted", response->accepted() ? "true" : "false"},
+                {"reason", response->reason()}});
+  // A better one may have been offered while this one was on the way.
+  if (pending_.has_value() && pending_->solution.normalised_return() ==
+                                  report.solution.normalised_return()) {
+    pending_.reset();
+  }
+  return true;
+}
+
+bool JobOutbox::SendBatch() {
+  v1::InsertTrajectoriesRequest request;
+  std::shared_ptr<v1::ReplayService::Stub> stub;
+  uint64_t last_seq = 0;
+  absl::Duration deadline;
+  {
+    absl::MutexLock lock(&mu_);
+    if (queue_.empty() || stub_ == nullptr) return false;
+    stub = stub_;
+    request.set_job_id(options_.job_id);
+    request.set_worker_id(worker_id_);
+    const int n =
+        std::min<int>(queue_.size(), std::max(1, options_.batch_size));
+    for (int i = 0; i < n; ++i) {
+      *request.add_trajectories() = queue_[i].trajectory;
+      last_seq = queue_[i].seq;
+    }
+    deadline = CallDeadline();
+  }
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       absl::ToChronoMilliseconds(deadline));
+  v1::InsertTrajectoriesResponse response;
+  const grpc::Status status =
+      stub->InsertTrajectories(&context, request, &response);
+  absl::MutexLock lock(&mu_);
+  if (!status.ok()) {
+    ++stats_.send_failures;
+    // Replay refuses these trajectories: retrying cannot help.
+    if (status.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+      while (!queue_.empty() && queue_.front().seq <= last_seq) {
+        queue_.pop_front();
+        ++stats_.dropped;
+      }
+    }
+    rpc::LogLine("warning", "insert_failed",
+                 {{"job", options_.job_id},
+                  {"replay", address_},
+                  {"code", absl::StrCat(status.error_code())},
+                  {"message", status.error_message()}});
+    return false;
+  }
+  // Entries may have been dropped from the front meanwhile.
+  while (!queue_.empty() && queue_.front().seq <= last_seq) {
+    queue_.pop_front();
+  }
+  stats_.sent += request.trajectories_size();
+  return true;
+}
+
+}  // namespace mmapzero::actor

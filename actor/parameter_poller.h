@@ -1,0 +1,75 @@
+// Keeps a job's newest learner parameters at hand for a worker (actor or
+// reanalyse): a thread polls the learner's ParameterService
+// (common/rpc/parameter_client.h) every `interval`; when the version
+// advanced it fetches the snapshot, loads it into a staging network
+// (common/model/network_checkpoint.h: a snapshot of another architecture is
+// refused and logged) and publishes it (model::PublishedParameters), from
+// which the playing thread copies it between moves
+// (SelfPlay::SyncParameters), so no move waits on the network. The
+// learner's address may change (takeover) or be "" (none yet); while the
+// learner is away the polls back off.
+//
+// Thread-safety: thread-safe.
+#ifndef MMAPZERO_ACTOR_PARAMETER_POLLER_H_
+#define MMAPZERO_ACTOR_PARAMETER_POLLER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/model/networks.h"
+#include "common/model/self_play.h"
+#include "common/rpc/parameter_client.h"
+
+namespace mmapzero::actor {
+
+struct ParameterPollerOptions {
+  std::string job_id;
+  absl::Duration interval = absl::Seconds(1);
+  absl::Duration rpc_deadline = absl::Seconds(30);  // one whole fetch
+};
+
+class ParameterPoller {
+ public:
+  // `staging` receives each fetched snapshot before it is published; it
+  // must have the job's architecture and is used by the poll thread only.
+  ParameterPoller(ParameterPollerOptions options, model::MuZeroNetwork staging);
+  ~ParameterPoller();  // stops and joins the thread
+
+  // The job's learner ("": none now).
+  void SetAddress(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);
+
+  const model::PublishedParameters& published() const { return published_; }
+  // The learner's latest version seen (0: none yet), for the lag.
+  int64_t latest_version() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Snapshots fetched and published since the start.
+  int64_t fetched() const ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  void Run();
+  // One poll; false when the learner could not be reached or a snapshot
+  // not loaded.
+  bool PollOnce() ABSL_LOCKS_EXCLUDED(mu_);
+
+  const ParameterPollerOptions options_;
+  model::MuZeroNetwork staging_;  // the poll thread's only
+  model::PublishedParameters published_;
+  int64_t have_ = 0;  // the poll thread's only
+
+  mutable absl::Mutex mu_;
+  std::string address_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<rpc::ParameterClient> client_ ABSL_GUARDED_BY(mu_);
+  int64_t latest_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t fetched_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool wake_ ABSL_GUARDED_BY(mu_) = false;
+  std::jthread thread_;  // last: started after the fields it reads
+};
+
+}  // namespace mmapzero::actor
+
+#endif  // MMAPZERO_ACTOR_PARAMETER_POLLER_H_

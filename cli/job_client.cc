@@ -1,0 +1,257 @@
+#include "cli/job_client.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/base/address_file.h"
+#include "common/base/status_macros.h"
+#include "common/rpc/backoff.h"
+#include "google/protobuf/util/json_util.h"
+
+namespace mmapzero::cli {
+namespace {
+
+constexpr absl::Duration kDefaultDeadline = absl::Seconds(30);
+constexpr absl::Duration kWatchReconnectFor = absl::Minutes(1);
+constexpr int kMaxMessageBytes = 64 << 20;  // workloads can be megabytes
+
+std::string Env(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "" : value;
+}
+
+}  // namespace
+
+std::set<std::string> WithClientFlags(std::set<std::string> value_flags) {
+  value_flags.insert({"coordinator", "data-dir", "timeout"});
+  return value_flags;
+}
+
+std::string DataDir(const CommandLine& line) {
+  if (line.Has("data-dir")) return line.GetString("data-dir", "");
+  if (std::string dir = Env("MMAPZERO_DATA_DIR"); !dir.empty()) return dir;
+  if (std::string home = Env("HOME"); !home.empty()) {
+    return home + "/.mmapzero";
+  }
+  return "mmapzero-data";
+}
+
+absl::StatusOr<std::string> CoordinatorAddress(const CommandLine& line) {
+  if (line.Has("coordinator")) {
+    std::string address = line.GetString("coordinator", "");
+    if (address.empty()) {
+      return absl::InvalidArgumentError("--coordinator: empty address");
+    }
+    return address;
+  }
+  if (std::string address = Env("MMAPZERO_COORDINATOR"); !address.empty()) {
+    return address;
+  }
+  const std::string file = DataDir(line) + "/coordinator.addr";
+  absl::StatusOr<std::string> address = ReadAddressFile(file);
+  if (absl::IsNotFound(address.status())) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no coordinator address: pass --coordinator HOST:PORT, set "
+        "$MMAPZERO_COORDINATOR, or start a local cluster with `mmapctl local "
+        "up` (looked for ",
+        file, ")"));
+  }
+  return address;
+}
+
+absl::StatusOr<absl::Duration> ParseDurationFlag(const std::string& flag,
+                                                 const std::string& text) {
+  absl::Duration duration;
+  double seconds;
+  if (absl::SimpleAtod(text, &seconds) && std::isfinite(seconds)) {
+    duration = absl::Seconds(seconds);
+  } else if (!absl::ParseDuration(text, &duration)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, ": not a duration: '", text,
+                     "' (e.g. 90s, 10m, 24h, 1500ms, 90)"));
+  }
+  if (duration <= absl::ZeroDuration() ||
+      duration == absl::InfiniteDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, ": must be > 0 and finite, got '", text, "'"));
+  }
+  return duration;
+}
+
+std::string StateName(v1::JobState state) {
+  const std::string& name = v1::JobState_Name(state);
+  constexpr absl::string_view kPrefix = "JOB_STATE_";
+  if (name.size() <= kPrefix.size()) return absl::StrCat("state-", state);
+  return absl::AsciiStrToLower(name.substr(kPrefix.size()));
+}
+
+bool IsFinal(v1::JobState state) {
+  return state == v1::JOB_STATE_DONE || state == v1::JOB_STATE_CANCELLED ||
+         state == v1::JOB_STATE_FAILED;
+}
+
+std::string CompactJson(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  std::string json;
+  if (!google::protobuf::util::MessageToJsonString(message, &json, options)
+           .ok()) {
+    return "{}";
+  }
+  return json;
+}
+
+absl::StatusOr<std::unique_ptr<JobClient>> JobClient::Connect(
+    const CommandLine& line) {
+  absl::Duration deadline = kDefaultDeadline;
+  if (line.Has("timeout")) {
+    ASSIGN_OR_RETURN(
+        deadline, ParseDurationFlag("timeout", line.GetString("timeout", "")));
+  }
+  ASSIGN_OR_RETURN(std::string address, CoordinatorAddress(line));
+  return std::make_unique<JobClient>(std::move(address), deadline);
+}
+
+JobClient::JobClient(std::string address, absl::Duration deadline)
+    : address_(std::move(address)), deadline_(deadline) {
+  grpc::ChannelArguments arguments;
+  arguments.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  arguments.SetMaxSendMessageSize(kMaxMessageBytes);
+  stub_ = v1::JobService::NewStub(grpc::CreateCustomChannel(
+      address_, grpc::InsecureChannelCredentials(), arguments));
+}
+
+void JobClient::SetDeadline(grpc::ClientContext* context) const {
+  context->set_deadline(std::chrono::system_clock::now() +
+                        absl::ToChronoMilliseconds(deadline_));
+}
+
+absl::Status JobClient::Error(const grpc::Status& status,
+                              const std::string& job_id) const {
+  const std::string& message = status.error_message();
+  switch (status.error_code()) {
+    case grpc::StatusCode::OK:
+      return absl::OkStatus();
+    case grpc::StatusCode::NOT_FOUND:
+      if (!job_id.empty()) {
+        return absl::NotFoundError(absl::StrCat(
+            "no job '", job_id, "' on the coordinator at ", address_));
+      }
+      break;
+    case grpc::StatusCode::UNAVAILABLE:
+      return absl::UnavailableError(absl::StrCat(
+          "no coordinator at ", address_, " (", message,
+          "); is it running? `mmapctl local status` shows a local cluster"));
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return absl::DeadlineExceededError(
+          absl::StrCat("the coordinator at ", address_, " did not answer in ",
+                       absl::FormatDuration(deadline_), " (--timeout)"));
+    default:
+      break;
+  }
+  return absl::Status(
+      static_cast<absl::StatusCode>(status.error_code()),
+      job_id.empty() ? message : absl::StrCat(job_id, ": ", message));
+}
+
+template <typename Request, typename Response>
+absl::StatusOr<Response> JobClient::Call(
+    grpc::Status (v1::JobService::Stub::*method)(grpc::ClientContext*,
+                                                 const Request&, Response*),
+    const Request& request, const std::string& job_id) {
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  Response response;
+  RETURN_IF_ERROR(
+      Error(((*stub_).*method)(&context, request, &response), job_id));
+  return response;
+}
+
+absl::StatusOr<v1::SubmitJobResponse> JobClient::Submit(
+    const v1::SubmitJobRequest& request) {
+  return Call(&v1::JobService::Stub::SubmitJob, request, "");
+}
+
+absl::StatusOr<v1::ListJobsResponse> JobClient::List(
+    const v1::ListJobsRequest& request) {
+  return Call(&v1::JobService::Stub::ListJobs, request, "");
+}
+
+absl::StatusOr<v1::JobStatus> JobClient::Get(const std::string& job_id) {
+  v1::GetJobRequest request;
+  request.set_job_id(job_id);
+  return Call(&v1::JobService::Stub::GetJob, request, job_id);
+}
+
+absl::StatusOr<v1::JobStatus> JobClient::Cancel(const std::string& job_id,
+                                                const std::string& reason) {
+  v1::CancelJobRequest request;
+  request.set_job_id(job_id);
+  request.set_reason(reason);
+  return Call(&v1::JobService::Stub::CancelJob, request, job_id);
+}
+
+absl::StatusOr<v1::GetBestSolutionResponse> JobClient::Best(
+    const std::string& job_id) {
+  v1::GetBestSolutionRequest request;
+  request.set_job_id(job_id);
+  request.set_include_workload(true);
+  return Call(&v1::JobService::Stub::GetBestSolution, request, job_id);
+}
+
+absl::Status JobClient::Watch(
+    const std::string& job_id, absl::Duration max_wait,
+    const std::function<void(const v1::JobProgress&)>& on_progress) {
+  const absl::Time end = absl::Now() + max_wait;
+  rpc::Backoff backoff;
+  bool received_any = false;
+  absl::Time reconnect_until = absl::InfiniteFuture();
+  while (true) {
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(end));
+    v1::WatchJobRequest request;
+    request.set_job_id(job_id);
+    std::unique_ptr<grpc::ClientReader<v1::JobProgress>> reader =
+        stub_->WatchJob(&context, request);
+    v1::JobProgress progress;
+    bool final = false;
+    while (reader->Read(&progress)) {
+      received_any = true;
+      reconnect_until = absl::InfiniteFuture();
+      backoff.Reset();
+      final = IsFinal(progress.job().state());
+      on_progress(progress);
+    }
+    const grpc::Status status = reader->Finish();
+    if (final || (status.ok() && received_any)) return absl::OkStatus();
+    if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("watch of ", job_id, ": still not final after ",
+                       absl::FormatDuration(max_wait), " (--for)"));
+    }
+    // A coordinator that restarts ends the stream with UNAVAILABLE: watch
+    // again, for a while, if it was there before.
+    if (status.error_code() != grpc::StatusCode::UNAVAILABLE || !received_any) {
+      return Error(status, job_id);
+    }
+    if (reconnect_until == absl::InfiniteFuture()) {
+      reconnect_until = absl::Now() + kWatchReconnectFor;
+    }
+    if (absl::Now() >= std::min(reconnect_until, end)) {
+      return Error(status, job_id);
+    }
+    absl::SleepFor(backoff.Next());
+  }
+}
+
+}  // namespace mmapzero::cli

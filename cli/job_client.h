@@ -1,0 +1,97 @@
+// How mmapctl's service commands (submit, list, status, watch, best, cancel)
+// reach the coordinator's JobService (proto/job.proto): where it is, one
+// call each with a deadline, and errors in the user's terms ("no job 'x'",
+// "no coordinator at ...").
+//
+// The coordinator's address is the first of: --coordinator HOST:PORT,
+// $MMAPZERO_COORDINATOR, the file <data dir>/coordinator.addr that
+// `mmapctl local up` leaves. The data dir is --data-dir, else
+// $MMAPZERO_DATA_DIR, else ~/.mmapzero (./mmapzero-data when $HOME is
+// unset): one place per user, whatever the working directory.
+#ifndef MMAPZERO_CLI_JOB_CLIENT_H_
+#define MMAPZERO_CLI_JOB_CLIENT_H_
+
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "cli/command_line.h"
+#include "google/protobuf/message.h"
+#include "proto/job.grpc.pb.h"
+
+namespace mmapzero::cli {
+
+// `value_flags` plus the flags every client command takes: --coordinator,
+// --data-dir and --timeout (the deadline of each unary call, default 30s).
+std::set<std::string> WithClientFlags(std::set<std::string> value_flags);
+
+// --data-dir, $MMAPZERO_DATA_DIR, ~/.mmapzero or ./mmapzero-data.
+std::string DataDir(const CommandLine& line);
+
+// See the file comment; FailedPrecondition saying where it looked when no
+// address is configured.
+absl::StatusOr<std::string> CoordinatorAddress(const CommandLine& line);
+
+// "10m", "24h", "1500ms" (absl::ParseDuration) or plain seconds ("90"):
+// > 0 and finite. Errors name --flag and the text.
+absl::StatusOr<absl::Duration> ParseDurationFlag(const std::string& flag,
+                                                 const std::string& text);
+
+// "running" for JOB_STATE_RUNNING.
+std::string StateName(v1::JobState state);
+bool IsFinal(v1::JobState state);
+
+// One line of JSON (proto3 mapping, field names as in the .proto).
+std::string CompactJson(const google::protobuf::Message& message);
+
+class JobClient {
+ public:
+  // Resolves the address (CoordinatorAddress) and the --timeout deadline;
+  // connects lazily, so an absent coordinator shows at the first call.
+  static absl::StatusOr<std::unique_ptr<JobClient>> Connect(
+      const CommandLine& line);
+  JobClient(std::string address, absl::Duration deadline);
+
+  const std::string& address() const { return address_; }
+
+  absl::StatusOr<v1::SubmitJobResponse> Submit(
+      const v1::SubmitJobRequest& request);
+  absl::StatusOr<v1::ListJobsResponse> List(const v1::ListJobsRequest& request);
+  absl::StatusOr<v1::JobStatus> Get(const std::string& job_id);
+  absl::StatusOr<v1::JobStatus> Cancel(const std::string& job_id,
+                                       const std::string& reason);
+  absl::StatusOr<v1::GetBestSolutionResponse> Best(const std::string& job_id);
+
+  // Calls `on_progress` with each message of WatchJob until the job is
+  // final (OK), `max_wait` has passed (DeadlineExceeded) or the stream
+  // fails. A stream the coordinator ends with UNAVAILABLE (a restart) is
+  // watched again, with backoff, for up to one minute.
+  absl::Status Watch(
+      const std::string& job_id, absl::Duration max_wait,
+      const std::function<void(const v1::JobProgress&)>& on_progress);
+
+ private:
+  // `status` as an absl::Status whose message names the job or the
+  // coordinator.
+  absl::Status Error(const grpc::Status& status,
+                     const std::string& job_id) const;
+  void SetDeadline(grpc::ClientContext* context) const;
+  // One unary call of `method` with the deadline; errors through Error().
+  template <typename Request, typename Response>
+  absl::StatusOr<Response> Call(
+      grpc::Status (v1::JobService::Stub::*method)(grpc::ClientContext*,
+                                                   const Request&, Response*),
+      const Request& request, const std::string& job_id);
+
+  std::string address_;
+  absl::Duration deadline_;
+  std::unique_ptr<v1::JobService::Stub> stub_;
+};
+
+}  // namespace mmapzero::cli
+
+#endif  // MMAPZERO_CLI_JOB_CLIENT_H_

@@ -1,0 +1,515 @@
+#include "cli/local_cluster.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "cli/health_check.h"
+#include "common/base/address_file.h"
+#include "common/base/atomic_file.h"
+#include "common/base/status_macros.h"
+
+extern char** environ;
+
+namespace mmapzero::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr absl::Duration kPollInterval = absl::Milliseconds(50);
+constexpr absl::Duration kHealthDeadline = absl::Seconds(1);
+constexpr int kLogTailLines = 15;
+constexpr char kRegisteredEvent[] = " event=registered";
+
+// One service to start: its name, role and binary; `instance` numbers
+// actors and reanalysers.
+struct Planned {
+  std::string name;
+  std::string role;
+  std::string binary;
+  int instance = 0;
+};
+
+// A service `up` started and owns until it is known ready.
+struct Started {
+  Planned service;
+  pid_t pid = 0;
+  std::uintmax_t log_offset = 0;  // the log's size before it started
+};
+
+// Coordinator, replay and learner serve gRPC (and health); actors and
+// reanalysers only call out.
+bool ServesGrpc(const std::string& role) {
+  return role == "coordinator" || role == "replay" || role == "learner";
+}
+
+std::string PathOf(const std::string& dir, const std::string& name,
+                   const std::string& suffix) {
+  return absl::StrCat(dir, "/", name, suffix);
+}
+
+// "actor-3" -> "actor".
+std::string RoleOf(const std::string& name) {
+  for (const std::string& role : LocalRoles()) {
+    if (name == role || name.rfind(role + "-", 0) == 0) return role;
+  }
+  return "";
+}
+
+// Start order: role, then instance number.
+std::pair<int, int> StartOrder(const std::string& name) {
+  const std::vector<std::string>& roles = LocalRoles();
+  const std::string role = RoleOf(name);
+  const int role_index = static_cast<int>(
+      std::find(roles.begin(), roles.end(), role) - roles.begin());
+  int instance = 0;
+  if (name.size() > role.size() + 1) {
+    if (!absl::SimpleAtoi(name.substr(role.size() + 1), &instance)) {
+      instance = 0;
+    }
+  }
+  return {role_index, instance};
+}
+
+std::string ReadSmallFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+int ReadPid(const std::string& path) {
+  int pid = 0;
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadSmallFile(path)),
+                        &pid) ||
+      pid <= 0) {
+    return 0;
+  }
+  return pid;
+}
+
+// Whether `pid` is a live (not zombie) process running mmapzero-<role>, so
+// a stale pid file whose number was reused is never signalled.
+bool ProcessRuns(int pid, const std::string& role) {
+  if (pid <= 0) return false;
+  const std::string proc = absl::StrCat("/proc/", pid);
+  const std::string stat = ReadSmallFile(proc + "/stat");
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= stat.size()) return false;
+  const char state = stat[paren + 2];
+  if (state == 'Z' || state == 'X') return false;
+  const std::string cmdline = ReadSmallFile(proc + "/cmdline");
+  const std::string argv0 = cmdline.substr(0, cmdline.find('\0'));
+  return fs::path(argv0).filename().string() == "mmapzero-" + role;
+}
+
+// Names of services with a pid file in `dir`, in start order.
+std::vector<std::string> ServicesWithPidFiles(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    const std::string file = entry.path().filename().string();
+    if (file.size() <= 4 || file.substr(file.size() - 4) != ".pid") continue;
+    const std::string name = file.substr(0, file.size() - 4);
+    if (!RoleOf(name).empty()) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end(), [](const auto& a, const auto& b) {
+    return StartOrder(a) < StartOrder(b);
+  });
+  return names;
+}
+
+std::string LogTail(const std::string& path) {
+  std::ifstream in(path);
+  std::deque<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    lines.push_back(line);
+    if (static_cast<int>(lines.size()) > kLogTailLines) lines.pop_front();
+  }
+  if (lines.empty()) return absl::StrCat("(", path, " is empty)");
+  return absl::StrCat("last lines of ", path, ":\n  ",
+                      absl::StrJoin(lines, "\n  "));
+}
+
+std::vector<Planned> Plan(const LocalClusterOptions& options) {
+  std::vector<Planned> plan;
+  const auto wanted = [&options](const std::string& role) {
+    return options.only.empty() || options.only.count(role) > 0;
+  };
+  for (const std::string& role : LocalRoles()) {
+    if (!wanted(role)) continue;
+    int count = 1;
+    if (role == "actor") count = options.actors;
+    if (role == "reanalyse") count = options.reanalysers;
+    for (int i = 0; i < count; ++i) {
+      const bool numbered = role == "actor" || role == "reanalyse";
+      const std::string name = numbered ? absl::StrCat(role, "-", i) : role;
+      plan.push_back(
+          {name, role, absl::StrCat(options.bin_dir, "/mmapzero-", role), i});
+    }
+  }
+  return plan;
+}
+
+absl::Status CheckBinaries(const std::vector<Planned>& plan,
+                           const std::string& bin_dir) {
+  std::set<std::string> missing;
+  for (const Planned& service : plan) {
+    if (access(service.binary.c_str(), X_OK) != 0) {
+      missing.insert(fs::path(service.binary).filename().string());
+    }
+  }
+  if (missing.empty()) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "not built (no executable in ", bin_dir,
+      "): ", absl::StrJoin(missing, ", "),
+      "; build them, or start only what exists, e.g. --only coordinator"));
+}
+
+// Starts `binary` in a session of its own (a Ctrl-C at mmapctl's terminal
+// does not reach it), stdin from /dev/null, stdout and stderr appended to
+// `log`. posix_spawn, not fork: mmapctl has gRPC threads by now.
+absl::StatusOr<pid_t> Spawn(const std::string& binary,
+                            const std::vector<std::string>& args,
+                            const std::string& log) {
+  std::vector<std::string> argv_storage = {binary};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& arg : argv_storage) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(),
+                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  // Nothing else of ours (a test runner's pipes) leaks into the service.
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t none;
+  sigemptyset(&none);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGTERM);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID |
+                                            POSIX_SPAWN_SETSIGMASK |
+                                            POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  const int error = posix_spawn(&pid, binary.c_str(), &actions, &attributes,
+                                argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  if (error != 0) {
+    return absl::InternalError(
+        absl::StrCat("cannot start ", binary, ": ", strerror(error)));
+  }
+  return pid;
+}
+
+std::vector<std::string> ServiceArgs(const LocalClusterOptions& options,
+                                     const Planned& service,
+                                     const std::string& coordinator) {
+  const std::string& dir = options.data_dir;
+  std::vector<std::string> args = {"--metrics-port", "0"};
+  if (ServesGrpc(service.role)) {
+    args.insert(args.end(), {"--listen", "127.0.0.1:0", "--address-file",
+                             PathOf(dir, service.name, ".addr"), "--data-dir",
+                             PathOf(dir, service.name, "")});
+  }
+  if (service.role != "coordinator") {
+    args.insert(args.end(),
+                {"--coordinator", coordinator, "--name", service.name});
+  }
+  if (service.role == "actor" || service.role == "reanalyse") {
+    // Each its own games: the seed is mixed with the job id, not the worker.
+    args.insert(args.end(), {"--seed", absl::StrCat(service.instance + 1)});
+  }
+  return args;
+}
+
+absl::StatusOr<Started> StartService(const LocalClusterOptions& options,
+                                     const Planned& service,
+                                     const std::string& coordinator) {
+  const std::string& dir = options.data_dir;
+  std::error_code error;
+  fs::create_directories(PathOf(dir, service.name, ""), error);
+  if (error) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(PathOf(dir, service.name, ""), ": ", error.message()));
+  }
+  std::remove(PathOf(dir, service.name, ".addr").c_str());
+  const std::string log = PathOf(dir, service.name, ".log");
+  const std::uintmax_t log_offset =
+      fs::exists(log, error) ? fs::file_size(log, error) : 0;
+  ASSIGN_OR_RETURN(
+      const pid_t pid,
+      Spawn(service.binary, ServiceArgs(options, service, coordinator),
+            PathOf(dir, service.name, ".log")));
+  Started started{service, pid, error ? 0 : log_offset};
+  RETURN_IF_ERROR(WriteFileAtomically(PathOf(dir, service.name, ".pid"),
+                                      absl::StrCat(pid, "\n")));
+  return started;
+}
+
+// Whether `needle` occurs in `path` after its first `offset` bytes.
+bool LogHasSince(const std::string& path, std::uintmax_t offset,
+                 const std::string& needle) {
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(offset));
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Waits until the service is ready: a gRPC service answers SERVING at the
+// address it wrote (returned); an actor or reanalyser has logged that it
+// registered with the coordinator (common/rpc/worker_session.cc; returns
+// "-"). Fails with the log's tail when it exits first or the timeout
+// passes.
+absl::StatusOr<std::string> AwaitHealthy(const LocalClusterOptions& options,
+                                         const Started& started) {
+  const std::string& name = started.service.name;
+  const std::string log = PathOf(options.data_dir, name, ".log");
+  const absl::Time deadline = absl::Now() + options.start_timeout;
+  std::string last_health = "no address file yet";
+  while (true) {
+    int wait_status = 0;
+    if (waitpid(started.pid, &wait_status, WNOHANG) == started.pid) {
+      const std::string how =
+          WIFEXITED(wait_status)
+              ? absl::StrCat("exited with status ", WEXITSTATUS(wait_status))
+              : absl::StrCat("was killed by signal ", WTERMSIG(wait_status));
+      return absl::UnavailableError(absl::StrCat(name, " (pid ", started.pid,
+                                                 ") ", how, " before serving; ",
+                                                 LogTail(log)));
+    }
+    if (!ServesGrpc(started.service.role)) {
+      last_health = "not registered with the coordinator yet";
+      if (LogHasSince(log, started.log_offset, kRegisteredEvent)) return "-";
+    } else if (absl::StatusOr<std::string> address =
+                   ReadAddressFile(PathOf(options.data_dir, name, ".addr"));
+               address.ok()) {
+      const HealthResult health = CheckHealth(*address, kHealthDeadline);
+      if (health.serving) return *address;
+      last_health = absl::StrCat(*address, ": ", health.text);
+    }
+    if (absl::Now() >= deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat(name, " (pid ", started.pid, ") not healthy after ",
+                       absl::FormatDuration(options.start_timeout), " (",
+                       last_health, "); ", LogTail(log)));
+    }
+    absl::SleepFor(kPollInterval);
+  }
+}
+
+// SIGTERM to every process of `group`, SIGKILL to those still running
+// after `timeout`; one line per service to `out`.
+void StopGroup(const std::vector<std::pair<std::string, int>>& group,
+               absl::Duration timeout, std::ostream& out) {
+  const absl::Time start = absl::Now();
+  for (const auto& [name, pid] : group) kill(pid, SIGTERM);
+  std::vector<std::pair<std::string, int>> running = group;
+  bool killed = false;
+  while (!running.empty()) {
+    auto stopped = std::stable_partition(
+        running.begin(), running.end(), [](const auto& service) {
+          return ProcessRuns(service.second, RoleOf(service.first));
+        });
+    for (auto it = stopped; it != running.end(); ++it) {
+      // A service `up` is rolling back is our child: reap it.
+      waitpid(it->second, nullptr, WNOHANG);
+      out << "stopped " << it->first << " (pid " << it->second << ") in "
+          << absl::FormatDuration(
+                 absl::Trunc(absl::Now() - start, absl::Milliseconds(10)))
+          << (killed ? " (SIGKILL)" : "") << "\n";
+    }
+    running.erase(stopped, running.end());
+    if (running.empty()) break;
+    if (!killed && absl::Now() - start >= timeout) {
+      for (const auto& [name, pid] : running) kill(pid, SIGKILL);
+      killed = true;
+    }
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+}
+
+// Stops `names` (services of the data dir) in three waves: actors and
+// reanalysers first (they drain their trajectories and targets into a
+// replay that is still up), then learner and replay (checkpoints), then
+// the coordinator; removes their pid and address files.
+void StopServices(const std::string& dir, const std::vector<std::string>& names,
+                  absl::Duration timeout, std::ostream& out) {
+  std::vector<std::pair<std::string, int>> waves[3];
+  for (const std::string& name : names) {
+    const int pid = ReadPid(PathOf(dir, name, ".pid"));
+    const std::string role = RoleOf(name);
+    if (!ProcessRuns(pid, role)) continue;
+    const int wave = role == "coordinator"                     ? 2
+                     : role == "learner" || role == "replay" ? 1
+                                                               : 0;
+    waves[wave].emplace_back(name, pid);
+  }
+  for (const auto& wave : waves) StopGroup(wave, timeout, out);
+  for (const std::string& name : names) {
+    std::remove(PathOf(dir, name, ".pid").c_str());
+    std::remove(PathOf(dir, name, ".addr").c_str());
+  }
+}
+
+absl::Status CheckOptions(const LocalClusterOptions& options) {
+  if (options.data_dir.empty()) {
+    return absl::InvalidArgumentError("--data-dir: empty");
+  }
+  for (const std::string& role : options.only) {
+    if (RoleOf(role) != role) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--only: unknown service '", role, "' (",
+                       absl::StrJoin(LocalRoles(), ", "), ")"));
+    }
+  }
+  if (!options.only.empty() && options.only.count("coordinator") == 0) {
+    return absl::InvalidArgumentError(
+        "--only: must include coordinator (the others register with it)");
+  }
+  return absl::OkStatus();
+}
+
+// AlreadyExists when a service of the data dir still runs; removes the pid
+// files of those that do not.
+absl::Status CheckNothingRuns(const std::string& dir) {
+  for (const std::string& name : ServicesWithPidFiles(dir)) {
+    const int pid = ReadPid(PathOf(dir, name, ".pid"));
+    if (ProcessRuns(pid, RoleOf(name))) {
+      return absl::AlreadyExistsError(absl::StrCat(
+          "a local cluster already runs in ", dir, " (", name, ", pid ", pid,
+          "); `mmapctl local down --data-dir ", dir, "` first"));
+    }
+    std::remove(PathOf(dir, name, ".pid").c_str());
+    std::remove(PathOf(dir, name, ".addr").c_str());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const std::vector<std::string>& LocalRoles() {
+  static const auto* roles = new std::vector<std::string>{
+      "coordinator", "replay", "learner", "actor", "reanalyse"};
+  return *roles;
+}
+
+absl::StatusOr<std::string> ExecutableDir() {
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  if (error) {
+    return absl::InternalError(
+        absl::StrCat("/proc/self/exe: ", error.message()));
+  }
+  return self.parent_path().string();
+}
+
+absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out) {
+  RETURN_IF_ERROR(CheckOptions(options));
+  const std::vector<Planned> plan = Plan(options);
+  RETURN_IF_ERROR(CheckBinaries(plan, options.bin_dir));
+  std::error_code error;
+  fs::create_directories(options.data_dir, error);
+  if (error) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(options.data_dir, ": ", error.message()));
+  }
+  RETURN_IF_ERROR(CheckNothingRuns(options.data_dir));
+
+  std::vector<std::string> started_names;
+  const auto roll_back = [&](const absl::Status& status) {
+    StopServices(options.data_dir, started_names, options.stop_timeout, out);
+    return status;
+  };
+  // The coordinator first: every other service needs its address.
+  std::string coordinator;
+  std::vector<Started> waiting;
+  for (const Planned& service : plan) {
+    absl::StatusOr<Started> started =
+        StartService(options, service, coordinator);
+    if (!started.ok()) return roll_back(started.status());
+    started_names.push_back(service.name);
+    if (service.role != "coordinator") {
+      waiting.push_back(*std::move(started));
+      continue;
+    }
+    absl::StatusOr<std::string> address = AwaitHealthy(options, *started);
+    if (!address.ok()) return roll_back(address.status());
+    coordinator = *address;
+    out << "started coordinator (pid " << started->pid << ") at " << coordinator
+        << "\n";
+  }
+  for (const Started& started : waiting) {
+    absl::StatusOr<std::string> address = AwaitHealthy(options, started);
+    if (!address.ok()) return roll_back(address.status());
+    out << "started " << started.service.name << " (pid " << started.pid << ")";
+    if (*address != "-") out << " at " << *address;
+    out << "\n";
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LocalDown(const LocalClusterOptions& options, std::ostream& out) {
+  if (options.data_dir.empty()) {
+    return absl::InvalidArgumentError("--data-dir: empty");
+  }
+  const std::vector<std::string> names = ServicesWithPidFiles(options.data_dir);
+  if (names.empty()) {
+    out << "no local cluster in " << options.data_dir << "\n";
+    return absl::OkStatus();
+  }
+  StopServices(options.data_dir, names, options.stop_timeout, out);
+  return absl::OkStatus();
+}
+
+std::vector<LocalService> LocalStatus(const std::string& data_dir,
+                                      absl::Duration health_deadline) {
+  std::vector<LocalService> services;
+  for (const std::string& name : ServicesWithPidFiles(data_dir)) {
+    LocalService service;
+    service.name = name;
+    service.pid = ReadPid(PathOf(data_dir, name, ".pid"));
+    service.alive = ProcessRuns(service.pid, RoleOf(name));
+    absl::StatusOr<std::string> address =
+        ReadAddressFile(PathOf(data_dir, name, ".addr"));
+    if (address.ok()) service.address = *address;
+    service.serves_grpc = ServesGrpc(RoleOf(name));
+    service.health = "-";
+    if (service.alive && service.serves_grpc && !service.address.empty()) {
+      service.health = CheckHealth(service.address, health_deadline).text;
+    }
+    services.push_back(std::move(service));
+  }
+  return services;
+}
+
+}  // namespace mmapzero::cli

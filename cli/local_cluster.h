@@ -1,0 +1,80 @@
+// A whole mmapzero cluster as child processes on one machine, for
+// `mmapctl local up|down|status`. The gRPC services (coordinator, replay,
+// learner) listen on 127.0.0.1 with a port of their own choosing (--listen
+// 127.0.0.1:0) and write the address they bound to
+// <data dir>/<service>.addr (--address-file); the workers get the
+// coordinator's address from there. Each service's output goes to
+// <data dir>/<service>.log, its pid to <data dir>/<service>.pid, its own
+// files to <data dir>/<service>/.
+//
+// Services, in start order: coordinator, replay, learner, actor-0..N-1,
+// reanalyse-0..M-1; binaries mmapzero-<role> from one folder (by default
+// the one mmapctl itself lives in). The command lines they get, which
+// their mains accept:
+//   coordinator       --listen 127.0.0.1:0 --address-file F --data-dir D
+//                     --metrics-port 0
+//   replay, learner   the same, plus --coordinator HOST:PORT --name NAME
+//   actor, reanalyse  --metrics-port 0 --coordinator HOST:PORT --name NAME
+//                     --seed I+1
+// `up` waits until each is ready: a gRPC service answers a health check
+// with SERVING; an actor or reanalyser (no server of its own) logs
+// `event=registered`, i.e. it registered with the coordinator. If one
+// exits or is not ready within the timeout, `up` stops what it started and
+// fails with the last lines of that service's log. `down` stops workers
+// first (SIGTERM, SIGKILL after the stop timeout), then the coordinator.
+#ifndef MMAPZERO_CLI_LOCAL_CLUSTER_H_
+#define MMAPZERO_CLI_LOCAL_CLUSTER_H_
+
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace mmapzero::cli {
+
+// The roles, in start order.
+const std::vector<std::string>& LocalRoles();
+
+struct LocalClusterOptions {
+  std::string data_dir;
+  std::string bin_dir;  // where mmapzero-<role> binaries are
+  int actors = 1;
+  int reanalysers = 1;
+  std::set<std::string> only;  // roles to start; empty: every role
+  absl::Duration start_timeout = absl::Seconds(60);  // per service
+  absl::Duration stop_timeout = absl::Seconds(10);   // before SIGKILL
+};
+
+// One service of a local cluster, as `status` sees it.
+struct LocalService {
+  std::string name;          // "coordinator", "actor-0"
+  int pid = 0;               // from <name>.pid
+  bool alive = false;        // that pid runs mmapzero-<role>
+  std::string address;       // from <name>.addr; "" when absent
+  bool serves_grpc = false;  // coordinator, replay, learner
+  std::string health;  // CheckHealth's text; "-" when not alive or no gRPC
+};
+
+// The folder of the running executable (/proc/self/exe).
+absl::StatusOr<std::string> ExecutableDir();
+
+// Progress lines ("started coordinator (pid 123) at 127.0.0.1:41234") go to
+// `out`. AlreadyExists when a cluster already runs in the data dir;
+// FailedPrecondition naming the binaries that are missing.
+absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out);
+
+// Stops every service with a pid file in the data dir; OK when none runs.
+absl::Status LocalDown(const LocalClusterOptions& options, std::ostream& out);
+
+// Every service with a pid file, in start order; health checks take at
+// most `health_deadline` each.
+std::vector<LocalService> LocalStatus(const std::string& data_dir,
+                                      absl::Duration health_deadline);
+
+}  // namespace mmapzero::cli
+
+#endif  // MMAPZERO_CLI_LOCAL_CLUSTER_H_

@@ -1,0 +1,139 @@
+// `mmapctl local up|down|status`: a whole cluster as child processes on
+// loopback (cli/local_cluster.h), its files in the data dir (--data-dir,
+// $MMAPZERO_DATA_DIR or ~/.mmapzero, as for the client commands, so a
+// later `mmapctl submit` finds the coordinator by itself).
+//   local up [--actors 1] [--reanalyse 1] [--only coordinator,replay,...]
+//            [--bin-dir DIR] [--wait 60s]
+//   local down [--stop-timeout 10s]
+//   local status [--json]
+#include <iostream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "cli/job_client.h"
+#include "cli/local_cluster.h"
+#include "common/base/status_macros.h"
+#include "nlohmann/json.hpp"
+
+namespace mmapzero::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "local up|down|status [--data-dir DIR] [--actors N] [--reanalyse N] "
+    "[--only coordinator,replay,learner,actor,reanalyse] [--bin-dir DIR] "
+    "[--wait 60s] [--stop-timeout 10s] [--json]";
+constexpr int kMaxWorkers = 64;
+
+absl::StatusOr<int> GetCount(const CommandLine& line, const std::string& flag,
+                             int fallback) {
+  ASSIGN_OR_RETURN(const int64_t count, line.GetInt(flag, fallback));
+  if (count < 0 || count > kMaxWorkers) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", flag, ": must be in [0, ", kMaxWorkers, "], got ", count));
+  }
+  return static_cast<int>(count);
+}
+
+absl::StatusOr<LocalClusterOptions> OptionsFrom(const CommandLine& line) {
+  LocalClusterOptions options;
+  options.data_dir = DataDir(line);
+  ASSIGN_OR_RETURN(options.actors, GetCount(line, "actors", 1));
+  ASSIGN_OR_RETURN(options.reanalysers, GetCount(line, "reanalyse", 1));
+  if (line.Has("only")) {
+    for (const absl::string_view role :
+         absl::StrSplit(line.GetString("only", ""), ',', absl::SkipEmpty())) {
+      options.only.insert(std::string(role));
+    }
+  }
+  if (line.Has("bin-dir")) {
+    options.bin_dir = line.GetString("bin-dir", "");
+  } else {
+    ASSIGN_OR_RETURN(options.bin_dir, ExecutableDir());
+  }
+  if (line.Has("wait")) {
+    ASSIGN_OR_RETURN(options.start_timeout,
+                     ParseDurationFlag("wait", line.GetString("wait", "")));
+  }
+  if (line.Has("stop-timeout")) {
+    ASSIGN_OR_RETURN(
+        options.stop_timeout,
+        ParseDurationFlag("stop-timeout", line.GetString("stop-timeout", "")));
+  }
+  return options;
+}
+
+absl::Status PrintStatus(const std::string& data_dir, bool json) {
+  const std::vector<LocalService> services =
+      LocalStatus(data_dir, absl::Seconds(1));
+  int down = 0;
+  for (const LocalService& service : services) {
+    down +=
+        !service.alive || (service.serves_grpc && service.health != "SERVING");
+  }
+  if (json) {
+    nlohmann::json array = nlohmann::json::array();
+    for (const LocalService& service : services) {
+      array.push_back({{"service", service.name},
+                       {"pid", service.pid},
+                       {"alive", service.alive},
+                       {"address", service.address},
+                       {"health", service.health}});
+    }
+    std::cout
+        << nlohmann::json{{"data_dir", data_dir}, {"services", array}}.dump(2)
+        << "\n";
+  } else if (services.empty()) {
+    std::cout << "no local cluster in " << data_dir << "\n";
+  } else {
+    constexpr char kRow[] = "%-13s %8s %-6s %-22s %s\n";
+    std::cout << absl::StrFormat(kRow, "SERVICE", "PID", "ALIVE", "ADDRESS",
+                                 "HEALTH");
+    for (const LocalService& service : services) {
+      std::cout << absl::StrFormat(
+          kRow, service.name, absl::StrCat(service.pid),
+          service.alive ? "yes" : "no",
+          service.address.empty() ? "-" : service.address, service.health);
+    }
+  }
+  if (down > 0) {
+    return absl::UnavailableError(
+        absl::StrCat(down, " of ", services.size(), " services in ", data_dir,
+                     " are not running or not serving; see their logs there"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RunLocal(const Args& args) {
+  ASSIGN_OR_RETURN(
+      const CommandLine line,
+      CommandLine::Parse(args,
+                         {"data-dir", "actors", "reanalyse", "only", "bin-dir",
+                          "wait", "stop-timeout"},
+                         {"json"}));
+  RETURN_IF_ERROR(line.ExpectPositional(1, kUsage));
+  const std::string& action = line.positional()[0];
+  ASSIGN_OR_RETURN(const LocalClusterOptions options, OptionsFrom(line));
+  if (action == "up") {
+    std::cerr << "starting a local cluster in " << options.data_dir
+              << " (binaries from " << options.bin_dir << ")\n";
+    RETURN_IF_ERROR(LocalUp(options, std::cout));
+    std::cout << "coordinator address in " << options.data_dir
+              << "/coordinator.addr; logs in " << options.data_dir << "\n";
+    return absl::OkStatus();
+  }
+  if (action == "down") return LocalDown(options, std::cout);
+  if (action == "status") {
+    return PrintStatus(options.data_dir, line.Has("json"));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown action '", action,
+                   "' (up, down, status); usage: mmapctl ", kUsage));
+}
+
+}  // namespace mmapzero::cli

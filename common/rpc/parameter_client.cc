@@ -1,0 +1,136 @@
+#include "common/rpc/parameter_client.h"
+
+#include <grpcpp/client_context.h>
+
+#include <array>
+#include <chrono>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/rpc/grpc_status.h"
+
+namespace mmapzero::rpc {
+namespace {
+
+void SetDeadline(grpc::ClientContext* context, absl::Duration deadline) {
+  context->set_deadline(std::chrono::system_clock::now() +
+                        absl::ToChronoMilliseconds(deadline));
+}
+
+// Reflected Castagnoli polynomial.
+constexpr uint32_t kCastagnoli = 0x82F63B78u;
+
+constexpr std::array<uint32_t, 256> MakeCrcTable() {
+  std::array<uint32_t, 256> table{};
+  for (uint32_t i = 0; i < 256; ++i) {
+    uint32_t crc = i;
+    for (int bit = 0; bit < 8; ++bit) {
+      crc = (crc & 1) ? (crc >> 1) ^ kCastagnoli : crc >> 1;
+    }
+    table[i] = crc;
+  }
+  return table;
+}
+
+constexpr std::array<uint32_t, 256> kCrcTable = MakeCrcTable();
+
+absl::Status Damaged(const std::string& job_id, int64_t version,
+                     const std::string& what) {
+  return absl::DataLossError(absl::StrCat("parameters of job '", job_id,
+                                          "' version ", version, ": ", what));
+}
+
+}  // namespace
+
+uint32_t Crc32c(const std::string& bytes) {
+  uint32_t crc = 0xFFFFFFFFu;
+  for (const char c : bytes) {
+    crc = kCrcTable[(crc ^ static_cast<uint8_t>(c)) & 0xFF] ^ (crc >> 8);
+  }
+  return crc ^ 0xFFFFFFFFu;
+}
+
+ParameterClient::ParameterClient(std::shared_ptr<grpc::Channel> channel,
+                                 absl::Duration deadline)
+    : stub_(v1::ParameterService::NewStub(channel)), deadline_(deadline) {}
+
+absl::StatusOr<int64_t> ParameterClient::LatestVersion(
+    const std::string& job_id) {
+  v1::GetLatestVersionRequest request;
+  request.set_job_id(job_id);
+  v1::ParameterVersion response;
+  grpc::ClientContext context;
+  SetDeadline(&context, deadline_);
+  const grpc::Status status =
+      stub_->GetLatestVersion(&context, request, &response);
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response.version();
+}
+
+absl::StatusOr<ParameterSnapshot> ParameterClient::Fetch(
+    const std::string& job_id, int64_t version) {
+  v1::FetchParametersRequest request;
+  request.set_job_id(job_id);
+  request.set_version(version);
+  grpc::ClientContext context;
+  SetDeadline(&context, deadline_);
+  std::unique_ptr<grpc::ClientReader<v1::ParameterChunk>> reader =
+      stub_->FetchParameters(&context, request);
+  ParameterSnapshot snapshot;
+  int64_t total_bytes = -1;
+  uint32_t crc32c = 0;
+  absl::Status damaged;
+  v1::ParameterChunk chunk;
+  while (reader->Read(&chunk)) {
+    if (!damaged.ok()) continue;  // drain; the stream's status comes first
+    if (total_bytes < 0) {        // the first chunk
+      snapshot.version = chunk.version();
+      snapshot.format = chunk.format();
+      total_bytes = chunk.total_bytes();
+      crc32c = chunk.crc32c();
+      if (total_bytes < 0 || total_bytes > (int64_t{1} << 34)) {
+        damaged = Damaged(job_id, snapshot.version,
+                          absl::StrCat("total_bytes ", total_bytes));
+        continue;
+      }
+      snapshot.bytes.reserve(static_cast<size_t>(total_bytes));
+    }
+    const int64_t have = static_cast<int64_t>(snapshot.bytes.size());
+    if (chunk.version() != snapshot.version ||
+        chunk.total_bytes() != total_bytes) {
+      damaged = Damaged(
+          job_id, snapshot.version,
+          absl::StrCat("chunk at offset ", chunk.offset(), " is of version ",
+                       chunk.version(), " (", chunk.total_bytes(), " bytes)"));
+    } else if (chunk.offset() != have) {
+      damaged = Damaged(job_id, snapshot.version,
+                        absl::StrCat("chunk at offset ", chunk.offset(),
+                                     ", expected ", have));
+    } else if (have + static_cast<int64_t>(chunk.data().size()) > total_bytes) {
+      damaged =
+          Damaged(job_id, snapshot.version,
+                  absl::StrCat("chunks run past total_bytes ", total_bytes));
+    } else {
+      snapshot.bytes += chunk.data();
+    }
+  }
+  const grpc::Status status = reader->Finish();
+  if (!status.ok()) return FromGrpcStatus(status);
+  if (!damaged.ok()) return damaged;
+  if (total_bytes < 0) {
+    return Damaged(job_id, version, "the stream ended without a chunk");
+  }
+  if (static_cast<int64_t>(snapshot.bytes.size()) != total_bytes) {
+    return Damaged(job_id, snapshot.version,
+                   absl::StrCat("got ", snapshot.bytes.size(), " of ",
+                                total_bytes, " bytes"));
+  }
+  if (const uint32_t crc = Crc32c(snapshot.bytes); crc != crc32c) {
+    return Damaged(
+        job_id, snapshot.version,
+        absl::StrCat("crc32c ", crc, " differs from the sent ", crc32c));
+  }
+  return snapshot;
+}
+
+}  // namespace mmapzero::rpc

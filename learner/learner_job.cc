@@ -1,0 +1,226 @@
+#include "learner/learner_job.h"
+
+#include <filesystem>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/base/status_macros.h"
+#include "common/features/config_presets.h"
+#include "common/model/network_checkpoint.h"
+#include "common/model/networks.h"
+#include "common/model/self_play.h"
+#include "common/rpc/log_line.h"
+
+namespace mmapzero::learner {
+
+using rpc::LogLine;
+
+namespace {
+
+// The job's config checked, a bare preset reference ({preset: "cpu"})
+// expanded first (features/config_presets.h).
+absl::StatusOr<MuZeroConfig> Resolved(const MuZeroConfig& config) {
+  MuZeroConfig resolved = config;
+  if (!config.has_network() && !config.preset().empty()) {
+    ASSIGN_OR_RETURN(resolved, features::LoadMuZeroConfig(config.preset(), {}));
+  }
+  RETURN_IF_ERROR(features::CheckMuZeroConfig(resolved));
+  return resolved;
+}
+
+bool HasCheckpoint(const std::string& dir) {
+  std::error_code error;
+  return !dir.empty() && (std::filesystem::exists(dir, error) ||
+                          std::filesystem::exists(dir + ".old", error));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<LearnerJob>> LearnerJob::Start(
+    LearnerJobOptions options, std::unique_ptr<BatchSource> source,
+    ParameterServiceImpl* parameters, LearnerMetrics* metrics) {
+  if (options.publish_interval < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "publish_interval: must be >= 1, got ", options.publish_interval));
+  }
+  absl::StatusOr<MuZeroConfig> config = Resolved(options.config);
+  if (!config.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "job ", options.job_id, ": config: ", config.status().message()));
+  }
+  options.config = *std::move(config);
+  std::unique_ptr<LearnerJob> job(new LearnerJob(
+      std::move(options), std::move(source), parameters, metrics));
+  const LearnerJobOptions& o = job->options_;
+  const std::string what = absl::StrCat("job ", o.job_id);
+  torch::manual_seed(o.config.training().seed());
+  absl::StatusOr<model::MuZeroNetwork> network = model::CreateNetwork(
+      o.config.network(), model::ShapeOf(o.config.features()), o.device);
+  if (!network.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": config.network: ", network.status().message()));
+  }
+  absl::StatusOr<std::unique_ptr<model::Learner>> learner =
+      model::Learner::Create(o.config.training(), o.config.search().discount(),
+                             *std::move(network), /*replay=*/nullptr);
+  if (!learner.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": config: ", learner.status().message()));
+  }
+  job->learner_ = *std::move(learner);
+  if (HasCheckpoint(o.checkpoint_dir)) {
+    const absl::Status loaded = job->learner_->Load(o.checkpoint_dir);
+    if (!loaded.ok()) {
+      return absl::Status(
+          loaded.code(),
+          absl::StrCat(what, ": cannot resume from ", o.checkpoint_dir, ": ",
+                       loaded.message()));
+    }
+  }
+  const int64_t step = job->learner_->step();
+  job->saved_step_ = HasCheckpoint(o.checkpoint_dir) ? step : -1;
+  job->checkpoint_interval_ = o.checkpoint_interval > 0
+                                  ? o.checkpoint_interval
+                                  : o.config.training().checkpoint_interval();
+  {
+    absl::MutexLock lock(&job->mu_);
+    job->progress_.step = step;
+    job->progress_.resumed_step = step;
+  }
+  job->Publish();
+  LogLine("info", "job_started",
+          {{"job", o.job_id},
+           {"step", absl::StrCat(step)},
+           {"resumed", step > 0 ? "true" : "false"},
+           {"device", o.device.str()},
+           {"budget", absl::StrCat(o.steps_budget)},
+           {"checkpoint_dir", o.checkpoint_dir}});
+  LearnerJob* raw = job.get();
+  job->thread_ = std::jthread([raw](std::stop_token stop) { raw->Run(stop); });
+  return job;
+}
+
+LearnerJob::LearnerJob(LearnerJobOptions options,
+                       std::unique_ptr<BatchSource> source,
+                       ParameterServiceImpl* parameters,
+                       LearnerMetrics* metrics)
+    : options_(std::move(options)),
+      source_(std::move(source)),
+      parameters_(parameters),
+      metrics_(metrics) {}
+
+LearnerJob::~LearnerJob() { Stop(); }
+
+void LearnerJob::Stop() {
+  if (thread_.joinable()) {
+    thread_.request_stop();
+    thread_.join();
+  }
+}
+
+bool LearnerJob::BudgetReached() const {
+  return options_.steps_budget > 0 && learner_->step() >= options_.steps_budget;
+}
+
+void LearnerJob::Run(std::stop_token stop) {
+  absl::Time wait_start = absl::Now();  // since the last step
+  while (!stop.stop_requested() && !BudgetReached()) {
+    absl::StatusOr<Batch> batch = source_->Next(options_.batch_poll);
+    if (!batch.ok()) {
+      absl::MutexLock lock(&mu_);
+      progress_.batch_error = batch.status().ToString();
+      continue;
+    }
+    const absl::Duration waited = absl::Now() - wait_start;
+    absl::StatusOr<model::LearnerStats> stats = learner_->Step(*batch);
+    wait_start = absl::Now();
+    if (!stats.ok()) {
+      LogLine("warning", "batch_refused",
+              {{"job", options_.job_id},
+               {"message", std::string(stats.status().message())}});
+      absl::MutexLock lock(&mu_);
+      ++progress_.skipped_batches;
+      progress_.batch_error = stats.status().ToString();
+      continue;
+    }
+    if (metrics_ != nullptr) metrics_->OnStep(options_.job_id, *stats, waited);
+    // Published and saved before the progress shows the step, so that a
+    // heartbeat never reports a step without its parameter version.
+    if (stats->step % options_.publish_interval == 0) Publish();
+    if (checkpoint_interval_ > 0 && stats->step % checkpoint_interval_ == 0) {
+      Checkpoint();
+    }
+    absl::MutexLock lock(&mu_);
+    progress_.step = stats->step;
+    progress_.losses = {{"total", stats->total},
+                        {"value", stats->value},
+                        {"reward", stats->reward},
+                        {"policy", stats->policy}};
+    progress_.batch_error.clear();
+  }
+  // The end: budget, SIGTERM or lease lost. Leave nothing unsaved.
+  Checkpoint();
+  int64_t published;
+  {
+    absl::MutexLock lock(&mu_);
+    published = progress_.parameter_version;
+  }
+  if (published != learner_->step()) Publish();
+  absl::MutexLock lock(&mu_);
+  progress_.finished = BudgetReached();
+  progress_.stopped = true;
+  LogLine("info", "job_stopped",
+          {{"job", options_.job_id},
+           {"step", absl::StrCat(progress_.step)},
+           {"reason", progress_.finished ? "budget" : "stop"}});
+}
+
+void LearnerJob::Publish() {
+  const int64_t step = learner_->step();
+  absl::StatusOr<std::string> bytes =
+      model::SerializeNetworkParameters(learner_->network());
+  if (!bytes.ok()) {
+    LogLine("error", "publish_failed",
+            {{"job", options_.job_id},
+             {"message", std::string(bytes.status().message())}});
+    return;
+  }
+  if (parameters_ != nullptr) {
+    parameters_->Publish(options_.job_id, step, *std::move(bytes),
+                         model::kNetworkParametersFormat);
+  }
+  if (metrics_ != nullptr) metrics_->OnPublish(options_.job_id, step);
+  absl::MutexLock lock(&mu_);
+  progress_.parameter_version = step;
+}
+
+void LearnerJob::Checkpoint() {
+  const int64_t step = learner_->step();
+  if (options_.checkpoint_dir.empty() || step == saved_step_) return;
+  const absl::Status saved = learner_->Save(options_.checkpoint_dir);
+  absl::MutexLock lock(&mu_);
+  if (!saved.ok()) {
+    progress_.checkpoint_error = saved.ToString();
+    LogLine(
+        "error", "checkpoint_failed",
+        {{"job", options_.job_id}, {"message", std::string(saved.message())}});
+    return;
+  }
+  saved_step_ = step;
+  ++progress_.checkpoints;
+  progress_.checkpoint_error.clear();
+  if (metrics_ != nullptr) metrics_->OnCheckpoint(options_.job_id);
+}
+
+LearnerProgress LearnerJob::progress() const {
+  absl::MutexLock lock(&mu_);
+  return progress_;
+}
+
+bool LearnerJob::AwaitStopped(absl::Duration timeout) const {
+  absl::MutexLock lock(&mu_);
+  return mu_.AwaitWithTimeout(absl::Condition(&progress_.stopped), timeout);
+}
+
+}  // namespace mmapzero::learner

@@ -1,0 +1,111 @@
+// One job's training in the learner service (issue 5, item 4): builds the
+// network from the job's MuZeroConfig (range-checked; a bare preset
+// reference is expanded, features/config_presets.h) on the training device
+// (CUDA when LibTorch has it, else the CPU), resumes from the job's checkpoint
+// directory when one exists (a lease that passed from another learner
+// continues at the saved step), then on a thread of its own takes batches
+// from its BatchSource and trains (Learner::Step(positions)) until the
+// job's learner-step budget is reached or Stop():
+//  - every `publish_interval` steps the parameters are serialised
+//    (network_checkpoint.h, "torch-archive-v1") and published to the
+//    ParameterService, versioned by the step (version 0 at the start);
+//  - every `checkpoint_interval` steps, and when the loop ends (budget,
+//    Stop on SIGTERM or lease loss), the learner checkpoint (network, Adam
+//    state, step; no replay: it lives in the replay service) is written to
+//    `checkpoint_dir` (learner_checkpoint.h: atomic through .tmp/.old).
+// A batch the learner refuses (bad window) is skipped and counted; a
+// failed periodic checkpoint is kept in progress() and training goes on.
+#ifndef MMAPZERO_LEARNER_LEARNER_JOB_H_
+#define MMAPZERO_LEARNER_LEARNER_JOB_H_
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/model/learner.h"
+#include "learner/batch_source.h"
+#include "learner/learner_metrics.h"
+#include "learner/parameter_service.h"
+#include "proto/muzero.pb.h"
+
+namespace mmapzero::learner {
+
+struct LearnerJobOptions {
+  std::string job_id;
+  MuZeroConfig config;
+  int64_t steps_budget = 0;       // stop at this step; 0: no limit
+  std::string checkpoint_dir;     // "": no checkpoints
+  int64_t publish_interval = 10;  // steps between snapshots, >= 1
+  // Steps between checkpoints; 0: the config's
+  // training.checkpoint_interval (0 there too: only when the loop ends).
+  int64_t checkpoint_interval = 0;
+  torch::Device device = torch::kCPU;
+  // How long one wait for a batch may block before stop is checked again.
+  absl::Duration batch_poll = absl::Milliseconds(200);
+};
+
+// Where the job stands; a copy.
+struct LearnerProgress {
+  int64_t step = 0;
+  int64_t resumed_step = 0;              // the step training started from
+  int64_t parameter_version = -1;        // last published
+  std::map<std::string, double> losses;  // "total", "value", ...
+  int64_t skipped_batches = 0;
+  int64_t checkpoints = 0;
+  bool finished = false;         // the budget is reached
+  bool stopped = false;          // the thread has ended (budget or Stop)
+  std::string batch_error;       // the last refused batch, or wait
+  std::string checkpoint_error;  // the last failed checkpoint
+};
+
+class LearnerJob {
+ public:
+  // Builds, resumes and publishes version `step`, then starts training.
+  // InvalidArgument for a config that cannot build a learner; the
+  // checkpoint's error when one exists but cannot be loaded (another
+  // network size). `parameters` and `metrics` may be null; not owned.
+  static absl::StatusOr<std::unique_ptr<LearnerJob>> Start(
+      LearnerJobOptions options, std::unique_ptr<BatchSource> source,
+      ParameterServiceImpl* parameters, LearnerMetrics* metrics);
+  ~LearnerJob();  // Stop()
+
+  // Ends training after the current step and writes the final checkpoint;
+  // idempotent. The parameters stay published.
+  void Stop();
+  LearnerProgress progress() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Blocks until the thread ended or `timeout` passed; whether it ended.
+  bool AwaitStopped(absl::Duration timeout) const ABSL_LOCKS_EXCLUDED(mu_);
+  const std::string& job_id() const { return options_.job_id; }
+
+ private:
+  LearnerJob(LearnerJobOptions options, std::unique_ptr<BatchSource> source,
+             ParameterServiceImpl* parameters, LearnerMetrics* metrics);
+  void Run(std::stop_token stop);
+  void Publish();
+  void Checkpoint();
+  bool BudgetReached() const;
+
+  const LearnerJobOptions options_;
+  std::unique_ptr<BatchSource> source_;
+  ParameterServiceImpl* const parameters_;
+  LearnerMetrics* const metrics_;
+  std::unique_ptr<model::Learner> learner_;  // used by the thread only
+  int64_t checkpoint_interval_ = 0;
+  int64_t saved_step_ = -1;  // thread only
+
+  mutable absl::Mutex mu_;
+  LearnerProgress progress_ ABSL_GUARDED_BY(mu_);
+  std::jthread thread_;  // last: stopped and joined first
+};
+
+}  // namespace mmapzero::learner
+
+#endif  // MMAPZERO_LEARNER_LEARNER_JOB_H_

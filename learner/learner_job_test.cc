@@ -1,0 +1,281 @@
+// One job's training loop on an in-process fake BatchSource: it trains to
+// the budget, publishes and checkpoints on schedule, resumes from its
+// checkpoint at the same step (as when the lease passes to a new learner),
+// checkpoints on Stop, refuses configs and checkpoints that do not fit,
+// and trains from a PrefetchQueue with the metrics filled in.
+#include "learner/learner_job.h"
+
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "common/features/config_presets.h"
+#include "common/model/network_checkpoint.h"
+#include "common/model/self_play.h"
+#include "common/rpc/grpc_server.h"
+#include "common/rpc/parameter_client.h"
+#include "gmock/gmock.h"
+#include "learner/prefetch_queue.h"
+
+namespace mmapzero::learner {
+namespace {
+
+using ::testing::HasSubstr;
+
+MuZeroConfig SmallConfig() {
+  MuZeroConfig config = features::CpuPreset();
+  NetworkConfig* n = config.mutable_network();
+  n->set_hidden_size(32);
+  n->set_resnet_channels(8);
+  n->set_mlp_hidden(32);
+  n->set_value_support_size(10);
+  n->set_reward_support_size(10);
+  config.mutable_training()->set_batch_size(8);
+  config.mutable_training()->set_seed(3);
+  return config;
+}
+
+// `size` windows of K + n + 1 steps like the replay sends (observation on
+// the first step only), varied by `seed`.
+Batch SyntheticBatch(const MuZeroConfig& config, int size, uint64_t seed) {
+  const model::ObservationShape shape = model::ShapeOf(config.features());
+  const int steps =
+      config.training().unroll_steps() + config.training().td_steps() + 1;
+  Batch batch;
+  for (int b = 0; b < size; ++b) {
+    auto t = std::make_shared<agent::Trajectory>();
+    for (int s = 0; s < steps; ++s) {
+      agent::TrajectoryStep step;
+      const int preferred = static_cast<int>((seed + b + s) % 3);
+      if (s == 0) {
+        step.observation.occupancy.assign(shape.time_bins * shape.byte_bins,
+                                          static_cast<uint8_t>(b * 9));
+        step.observation.vector.assign(shape.vector_size, 0);
+        step.observation.vector[0] = static_cast<float>(preferred);
+      }
+      step.action = static_cast<uint8_t>(preferred);
+      step.legal_mask = 7;
+      step.policy[preferred] = 1;
+      step.reward = preferred == 0 ? 1.0f : 0.0f;
+      step.root_value = 2;
+      t->steps.push_back(step);
+    }
+    batch.push_back({static_cast<int64_t>(seed * 100 + b), 0, t});
+  }
+  return batch;
+}
+
+// Synthetic batches on demand; while closed, none (as a replay that is
+// not ready).
+class FakeSource final : public BatchSource {
+ public:
+  explicit FakeSource(MuZeroConfig config, bool open = true)
+      : config_(std::move(config)), open_(open) {}
+  absl::StatusOr<Batch> Next(absl::Duration timeout) override {
+    absl::MutexLock lock(&mu_);
+    if (!mu_.AwaitWithTimeout(absl::Condition(&open_), timeout)) {
+      return absl::DeadlineExceededError("closed");
+    }
+    return SyntheticBatch(config_, config_.training().batch_size(), served_++);
+  }
+  void Open() {
+    absl::MutexLock lock(&mu_);
+    open_ = true;
+  }
+
+ private:
+  const MuZeroConfig config_;
+  absl::Mutex mu_;
+  bool open_ ABSL_GUARDED_BY(mu_);
+  uint64_t served_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+LearnerJobOptions Options(const std::string& dir, int64_t budget) {
+  return {.job_id = "job-000001",
+          .config = SmallConfig(),
+          .steps_budget = budget,
+          .checkpoint_dir = dir,
+          .publish_interval = 2,
+          .checkpoint_interval = 5,
+          .batch_poll = absl::Milliseconds(20)};
+}
+
+std::string FreshDir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(dir + ".old");
+  return dir;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(LearnerJobTest, TrainsToTheBudgetAndResumesAtTheSameStep) {
+  torch::set_num_threads(1);
+  const std::string dir = FreshDir("learner_job_resume");
+  ParameterServiceImpl service;
+  {
+    auto job = LearnerJob::Start(Options(dir, 7),
+                                 std::make_unique<FakeSource>(SmallConfig()),
+                                 &service, nullptr);
+    ASSERT_TRUE(job.ok()) << job.status();
+    ASSERT_TRUE((*job)->AwaitStopped(absl::Seconds(60)));
+    const LearnerProgress progress = (*job)->progress();
+    EXPECT_EQ(progress.step, 7);
+    EXPECT_EQ(progress.resumed_step, 0);
+    EXPECT_TRUE(progress.finished);
+    EXPECT_EQ(progress.checkpoints, 2);  // at 5 and at the end (7)
+    EXPECT_EQ(progress.parameter_version, 7);
+    EXPECT_GT(progress.losses.at("total"), 0);
+    EXPECT_EQ(*service.LatestVersion("job-000001"), 7);
+  }
+  EXPECT_EQ(ReadFile(dir + "/learner.txt"), "step 7\n");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/replay.bin"));
+
+  // A new learner (the lease passed): same step, same parameters, then on
+  // to the larger budget.
+  ParameterServiceImpl other;
+  auto source = std::make_unique<FakeSource>(SmallConfig(), /*open=*/false);
+  FakeSource* gate = source.get();
+  auto resumed =
+      LearnerJob::Start(Options(dir, 12), std::move(source), &other, nullptr);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ((*resumed)->progress().step, 7);
+  EXPECT_EQ((*resumed)->progress().resumed_step, 7);
+  EXPECT_EQ(*other.LatestVersion("job-000001"), 7);
+  model::MuZeroNetwork saved =
+      *model::LoadNetworkFromCheckpoint(dir + "/network.pt", torch::kCPU);
+  EXPECT_EQ((*resumed)->progress().parameter_version, 7);
+  gate->Open();
+  ASSERT_TRUE((*resumed)->AwaitStopped(absl::Seconds(60)));
+  EXPECT_EQ((*resumed)->progress().step, 12);
+  EXPECT_TRUE((*resumed)->progress().finished);
+  EXPECT_EQ(ReadFile(dir + "/learner.txt"), "step 12\n");
+  // The snapshot at 12 is the checkpoint's network.
+  model::MuZeroNetwork final_network =
+      *model::LoadNetworkFromCheckpoint(dir + "/network.pt", torch::kCPU);
+  EXPECT_FALSE(
+      torch::equal(final_network->parameters()[0], saved->parameters()[0]));
+}
+
+// What actors fetch is the network the learner trained: the last snapshot
+// over a loopback ParameterService equals the final checkpoint's network.
+TEST(LearnerJobTest, PublishedSnapshotIsTheTrainedNetwork) {
+  torch::set_num_threads(1);
+  const std::string dir = FreshDir("learner_job_publish");
+  ParameterServiceImpl service;
+  absl::StatusOr<rpc::StartedServer> server =
+      rpc::StartGrpcServer({.services = {&service},
+                            .service_names = {"mmapzero.v1.ParameterService"}});
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto job = LearnerJob::Start(Options(dir, 4),
+                               std::make_unique<FakeSource>(SmallConfig()),
+                               &service, nullptr);
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_TRUE((*job)->AwaitStopped(absl::Seconds(60)));
+
+  rpc::ParameterClient client(
+      grpc::CreateChannel(absl::StrCat("127.0.0.1:", server->port),
+                          grpc::InsecureChannelCredentials()));
+  absl::StatusOr<rpc::ParameterSnapshot> snapshot = client.Fetch("job-000001");
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  EXPECT_EQ(snapshot->version, 4);
+  EXPECT_EQ(snapshot->format, model::kNetworkParametersFormat);
+  model::MuZeroNetwork fetched = *model::CreateNetwork(
+      SmallConfig().network(), model::ShapeOf(SmallConfig().features()),
+      torch::kCPU);
+  ASSERT_TRUE(model::LoadNetworkParameters(snapshot->bytes, fetched).ok());
+  model::MuZeroNetwork saved =
+      *model::LoadNetworkFromCheckpoint(dir + "/network.pt", torch::kCPU);
+  const auto a = fetched->parameters();
+  const auto b = saved->parameters();
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i], b[i]));
+  server->server->Shutdown();
+}
+
+TEST(LearnerJobTest, StopWritesACheckpointAtTheCurrentStep) {
+  torch::set_num_threads(1);
+  const std::string dir = FreshDir("learner_job_stop");
+  LearnerJobOptions options = Options(dir, 0);  // no budget
+  options.checkpoint_interval = 1000;
+  auto job = LearnerJob::Start(
+      options, std::make_unique<FakeSource>(SmallConfig()), nullptr, nullptr);
+  ASSERT_TRUE(job.ok()) << job.status();
+  while ((*job)->progress().step < 2) absl::SleepFor(absl::Milliseconds(5));
+  (*job)->Stop();
+  const LearnerProgress progress = (*job)->progress();
+  EXPECT_TRUE(progress.stopped);
+  EXPECT_FALSE(progress.finished);
+  EXPECT_EQ(progress.checkpoints, 1);
+  EXPECT_EQ(ReadFile(dir + "/learner.txt"),
+            absl::StrCat("step ", progress.step, "\n"));
+}
+
+TEST(LearnerJobTest, RefusesBadConfigsAndCheckpointsOfAnotherSize) {
+  LearnerJobOptions bad = Options("", 0);
+  bad.config.mutable_training()->set_batch_size(0);
+  auto refused = LearnerJob::Start(
+      bad, std::make_unique<FakeSource>(SmallConfig()), nullptr, nullptr);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(refused.status().message()),
+              HasSubstr("training.batch_size"));
+
+  const std::string dir = FreshDir("learner_job_other_size");
+  {
+    auto job = LearnerJob::Start(Options(dir, 1),
+                                 std::make_unique<FakeSource>(SmallConfig()),
+                                 nullptr, nullptr);
+    ASSERT_TRUE(job.ok()) << job.status();
+    ASSERT_TRUE((*job)->AwaitStopped(absl::Seconds(60)));
+  }
+  LearnerJobOptions wider = Options(dir, 2);
+  wider.config.mutable_network()->set_mlp_hidden(48);
+  auto mismatch = LearnerJob::Start(
+      wider, std::make_unique<FakeSource>(wider.config), nullptr, nullptr);
+  EXPECT_EQ(mismatch.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(mismatch.status().message()),
+              HasSubstr("mlp_hidden is 32"));
+}
+
+TEST(LearnerJobTest, TrainsFromAPrefetchQueueWithMetrics) {
+  torch::set_num_threads(1);
+  absl::StatusOr<std::unique_ptr<LearnerMetrics>> metrics =
+      LearnerMetrics::Start("");
+  ASSERT_TRUE(metrics.ok());
+  std::atomic<uint64_t> sampled{0};
+  const MuZeroConfig config = SmallConfig();
+  auto queue = std::make_unique<PrefetchQueue>(
+      [&]() -> absl::StatusOr<Batch> {
+        return SyntheticBatch(config, 8, sampled++);
+      },
+      PrefetchOptions{.capacity = 2});
+  ParameterServiceImpl service;
+  auto job = LearnerJob::Start(Options("", 6), std::move(queue), &service,
+                               metrics->get());
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_TRUE((*job)->AwaitStopped(absl::Seconds(60)));
+  EXPECT_EQ((*job)->progress().step, 6);
+  EXPECT_GE(sampled.load(), 6u);
+  const std::string text = (*metrics)->Text();
+  EXPECT_THAT(text,
+              HasSubstr("mmapzero_learner_steps_total{job=\"job-000001\"} 6"));
+  EXPECT_THAT(text, HasSubstr("mmapzero_learner_batch_wait_seconds_count{job="
+                              "\"job-000001\"} 6"));
+  EXPECT_THAT(text, HasSubstr("mmapzero_learner_parameter_version{job="
+                              "\"job-000001\"} 6"));
+  EXPECT_THAT(text, HasSubstr("term=\"policy\""));
+}
+
+}  // namespace
+}  // namespace mmapzero::learner

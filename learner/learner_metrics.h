@@ -1,0 +1,77 @@
+// Prometheus metrics of the learner service on their own HTTP port
+// (/metrics), per job: learner steps (a counter: rate() gives steps/s) and
+// the steps/s of the last reporting period, each loss term, the published
+// parameter version, checkpoints written, and a histogram of how long each
+// training step waited for its batch (near 0 while prefetching keeps up);
+// plus the training device and RPCs served by method and status code.
+// Thread-safe (prometheus-cpp metrics are).
+#ifndef MMAPZERO_LEARNER_LEARNER_METRICS_H_
+#define MMAPZERO_LEARNER_LEARNER_METRICS_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/model/learner.h"
+#include "common/rpc/rpc_handler.h"
+#include "prometheus/counter.h"
+#include "prometheus/exposer.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+
+namespace mmapzero::learner {
+
+class LearnerMetrics final : public rpc::RpcObserver {
+ public:
+  // Serves /metrics on `address` ("0.0.0.0:9093"; port 0 picks a free
+  // one; "" serves nothing, for tests that read Text()).
+  static absl::StatusOr<std::unique_ptr<LearnerMetrics>> Start(
+      const std::string& address);
+  ~LearnerMetrics() override;
+
+  int port() const { return port_; }
+
+  void SetDevice(const std::string& device);  // "cpu", "cuda"
+  void OnStep(const std::string& job, const model::LearnerStats& stats,
+              absl::Duration batch_wait) ABSL_LOCKS_EXCLUDED(mu_);
+  void OnPublish(const std::string& job, int64_t version);
+  void OnCheckpoint(const std::string& job);
+  void OnRpc(absl::string_view method, absl::StatusCode code,
+             absl::Duration latency) override;
+
+  // The exposition text, as a scrape would see it.
+  std::string Text() const;
+
+ private:
+  LearnerMetrics() = default;
+
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Family<prometheus::Counter>* steps_ = nullptr;
+  prometheus::Family<prometheus::Gauge>* steps_per_second_ = nullptr;
+  prometheus::Family<prometheus::Gauge>* loss_ = nullptr;
+  prometheus::Family<prometheus::Gauge>* version_ = nullptr;
+  prometheus::Family<prometheus::Counter>* checkpoints_ = nullptr;
+  prometheus::Family<prometheus::Histogram>* batch_wait_ = nullptr;
+  prometheus::Family<prometheus::Gauge>* device_ = nullptr;
+  prometheus::Family<prometheus::Counter>* rpcs_ = nullptr;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+  int port_ = 0;
+
+  // Per job: the step and time of the last steps/s sample.
+  struct Rate {
+    int64_t step = 0;
+    absl::Time time;
+  };
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, Rate> rates_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace mmapzero::learner
+
+#endif  // MMAPZERO_LEARNER_LEARNER_METRICS_H_

@@ -1,0 +1,115 @@
+// The learner service as a running worker (issue 5, item 4): serves
+// ParameterService on its gRPC port (with health and reflection),
+// registers with the coordinator as a LEARNER (WorkerSession) and trains
+// each job the coordinator assigns it (learner_job.h), fed by a prefetch
+// queue over the job's replay server (prefetch_queue.h, replay_sampler.h):
+//  - a new assignment starts the job from its MuZeroConfig, resuming from
+//    <data-dir>/learner/<job-id>/ when an earlier learner left a
+//    checkpoint there; a job that cannot start (bad config, a checkpoint
+//    of another network size) is reported through JobCounters.fatal_error
+//    and the coordinator fails it;
+//  - a changed replay address is followed;
+//  - a job missing from the assignments (lease lost, job final) is stopped
+//    with a checkpoint and its parameters are withdrawn;
+//  - every poll its learner step, parameter version and loss terms go into
+//    the next heartbeat (WorkerSession::SetCounters).
+// Shutdown (SIGTERM): health turns NOT_SERVING, every job stops and
+// checkpoints, heartbeats stop (the leases then expire and pass to another
+// learner), in-flight fetches get `grace`, then metrics stop.
+#ifndef MMAPZERO_LEARNER_LEARNER_WORKER_H_
+#define MMAPZERO_LEARNER_LEARNER_WORKER_H_
+
+#include <grpcpp/server.h>
+#include <torch/torch.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/rpc/worker_session.h"
+#include "learner/learner_job.h"
+#include "learner/learner_metrics.h"
+#include "learner/parameter_service.h"
+#include "learner/prefetch_queue.h"
+#include "learner/replay_sampler.h"
+#include "proto/worker.pb.h"
+
+namespace mmapzero::learner {
+
+struct LearnerWorkerOptions {
+  std::string coordinator;              // host:port, required
+  std::string listen = "0.0.0.0:7072";  // ParameterService
+  // host:port actors reach ParameterService at; "": the listen host (or
+  // 127.0.0.1 for a wildcard host) and the bound port.
+  std::string advertise;
+  std::string data_dir;        // required: <data-dir>/learner/<job>/
+  std::string metrics_listen;  // "": no /metrics
+  std::string name;            // for humans
+  int capacity = 1;            // jobs trained at once
+  int64_t publish_interval = 10;
+  int64_t checkpoint_interval = 0;  // 0: each job's config
+  int prefetch_batches = 4;
+  int max_chunk_bytes = 1 << 20;  // FetchParameters' default chunk
+  absl::Duration replay_deadline = absl::Seconds(10);
+  absl::Duration poll_interval = absl::Milliseconds(200);
+  torch::Device device = torch::kCPU;
+};
+
+class LearnerWorker {
+ public:
+  // InvalidArgument for missing options; Unavailable when a port cannot
+  // be bound.
+  static absl::StatusOr<std::unique_ptr<LearnerWorker>> Start(
+      LearnerWorkerOptions options);
+  ~LearnerWorker();  // Shutdown()
+
+  int port() const { return port_; }
+  int metrics_port() const { return metrics_ ? metrics_->port() : 0; }
+  const std::string& address() const { return address_; }
+  ParameterServiceImpl& parameters() { return *parameters_; }
+  LearnerMetrics& metrics() { return *metrics_; }
+  // The jobs it trains now, with their progress.
+  std::map<std::string, LearnerProgress> Jobs() const ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Idempotent; see the file comment.
+  void Shutdown(absl::Duration grace = absl::Seconds(5))
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  struct RunningJob {
+    std::unique_ptr<ReplaySampler> sampler;  // used by job's prefetch queue
+    std::unique_ptr<LearnerJob> job;         // null when it failed to start
+    std::string fatal_error;
+  };
+
+  explicit LearnerWorker(LearnerWorkerOptions options)
+      : options_(std::move(options)) {}
+  void Manage(std::stop_token stop);
+  void Reconcile(const std::vector<v1::Assignment>& assignments)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  RunningJob StartJob(const v1::Assignment& assignment);
+  void Report() ABSL_LOCKS_EXCLUDED(mu_);
+
+  const LearnerWorkerOptions options_;
+  std::string address_;
+  int port_ = 0;
+  std::unique_ptr<LearnerMetrics> metrics_;
+  std::unique_ptr<ParameterServiceImpl> parameters_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<rpc::WorkerSession> session_;
+
+  mutable absl::Mutex mu_;
+  std::map<std::string, RunningJob> jobs_ ABSL_GUARDED_BY(mu_);
+  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+  std::jthread manager_;  // last: stopped first
+};
+
+}  // namespace mmapzero::learner
+
+#endif  // MMAPZERO_LEARNER_LEARNER_WORKER_H_

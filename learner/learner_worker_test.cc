@@ -1,0 +1,327 @@
+// The learner worker against a real coordinator on loopback and a fake
+// replay server (an in-process ReplayService registered as the job's
+// REPLAY worker): it takes the job's lease, waits while the replay is not
+// ready, trains to the budget with its counters reaching the coordinator,
+// checkpoints and withdraws the parameters when the lease goes, and a
+// second learner resumes at the first one's step after a takeover. Last,
+// the same against the real replay server (replay/).
+#include "learner/learner_worker.h"
+
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/agent/trajectory_proto.h"
+#include "common/features/config_presets.h"
+#include "common/model/self_play.h"
+#include "common/rpc/grpc_server.h"
+#include "common/rpc/parameter_client.h"
+#include "common/rpc/worker_session.h"
+#include "common/workload/proto_io.h"
+#include "coordinator/coordinator_server.h"
+#include "coordinator/test_dir.h"
+#include "gmock/gmock.h"
+#include "proto/job.grpc.pb.h"
+#include "proto/replay.grpc.pb.h"
+#include "replay/replay_server.h"
+
+namespace mmapzero::learner {
+namespace {
+
+using coordinator::TestDir;
+
+MuZeroConfig SmallConfig() {
+  MuZeroConfig config = features::CpuPreset();
+  NetworkConfig* n = config.mutable_network();
+  n->set_hidden_size(32);
+  n->set_resnet_channels(8);
+  n->set_mlp_hidden(32);
+  n->set_value_support_size(10);
+  n->set_reward_support_size(10);
+  config.mutable_training()->set_batch_size(8);
+  config.mutable_training()->set_checkpoint_interval(1000);
+  return config;
+}
+
+// A game of `length` steps with observations of the config's sizes.
+agent::Trajectory Game(const MuZeroConfig& config, int length, int seed) {
+  const model::ObservationShape shape = model::ShapeOf(config.features());
+  agent::Trajectory t;
+  for (int s = 0; s < length; ++s) {
+    agent::TrajectoryStep step;
+    const int preferred = (seed + s) % 3;
+    step.observation.occupancy.assign(shape.time_bins * shape.byte_bins,
+                                      static_cast<uint8_t>(s * 7));
+    step.observation.vector.assign(shape.vector_size, 0);
+    step.observation.vector[0] = static_cast<float>(preferred);
+    step.buffer = s;
+    step.action = static_cast<uint8_t>(preferred);
+    step.legal_mask = 7;
+    step.policy[preferred] = 1;
+    step.reward = preferred == 0 ? 1.0f : 0.0f;
+    step.root_value = 1;
+    t.steps.push_back(step);
+  }
+  return t;
+}
+
+// SampleBatch answers FAILED_PRECONDITION `not_ready` times, then windows
+// of synthetic games.
+class FakeReplay final : public v1::ReplayService::Service {
+ public:
+  explicit FakeReplay(int not_ready) : not_ready_(not_ready) {}
+  grpc::Status SampleBatch(grpc::ServerContext*,
+                           const v1::SampleBatchRequest* request,
+                           v1::SampleBatchResponse* response) override {
+    if (calls_++ < not_ready_) {
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                          "table holds 0 of 1000 positions");
+    }
+    const int count = request->unroll_steps() + request->td_steps() + 1;
+    for (int b = 0; b < request->batch_size(); ++b) {
+      v1::TrajectoryWindow* window = response->add_windows();
+      window->set_trajectory_id(b);
+      agent::WindowToProto(Game(SmallConfig(), 20, b), b % 15, count,
+                           window->mutable_window());
+    }
+    return grpc::Status::OK;
+  }
+  int calls() const { return calls_; }
+
+ private:
+  const int not_ready_;
+  std::atomic<int> calls_{0};
+};
+
+// Real time plus an offset the test moves: leases expire without waiting.
+class FakeClock {
+ public:
+  absl::Time Now() const {
+    return absl::Now() + absl::Milliseconds(offset_ms_.load());
+  }
+  void Advance(absl::Duration d) { offset_ms_ += absl::ToInt64Milliseconds(d); }
+
+ private:
+  std::atomic<int64_t> offset_ms_{0};
+};
+
+class LearnerWorkerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    coordinator::CoordinatorServerOptions options;
+    options.listen = "127.0.0.1:0";
+    options.tick_interval = absl::Milliseconds(50);
+    options.coordinator.data_dir = coordinator_dir_.path();
+    options.coordinator.seed_solver = "drop-all";
+    options.coordinator.heartbeat_interval = absl::Milliseconds(50);
+    options.coordinator.lease_ttl = absl::Seconds(5);
+    options.coordinator.clock = [this] { return clock_.Now(); };
+    auto server = coordinator::CoordinatorServer::Start(options);
+    ASSERT_TRUE(server.ok()) << server.status();
+    coordinator_ = *std::move(server);
+    address_ = absl::StrCat("127.0.0.1:", coordinator_->port());
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(64 << 20);
+    jobs_ = v1::JobService::NewStub(grpc::CreateCustomChannel(
+        address_, grpc::InsecureChannelCredentials(), args));
+  }
+  void TearDown() override {
+    replay_session_.reset();
+    if (replay_server_) replay_server_->Shutdown();
+  }
+
+  // The fake replay, registered as the REPLAY worker of every job.
+  void StartFakeReplay() {
+    auto replay =
+        rpc::StartGrpcServer({.services = {&replay_},
+                              .service_names = {"mmapzero.v1.ReplayService"}});
+    ASSERT_TRUE(replay.ok()) << replay.status();
+    replay_server_ = std::move(replay->server);
+    auto session = rpc::WorkerSession::Start(
+        {.coordinator = address_,
+         .role = v1::WORKER_ROLE_REPLAY,
+         .address = absl::StrCat("127.0.0.1:", replay->port),
+         .name = "fake-replay"});
+    ASSERT_TRUE(session.ok()) << session.status();
+    replay_session_ = *std::move(session);
+  }
+
+  std::unique_ptr<LearnerWorker> StartLearner() {
+    LearnerWorkerOptions options;
+    options.coordinator = address_;
+    options.listen = "127.0.0.1:0";
+    options.data_dir = data_dir_.path();
+    options.name = "learner-under-test";
+    options.publish_interval = 2;
+    options.prefetch_batches = 2;
+    options.poll_interval = absl::Milliseconds(20);
+    auto worker = LearnerWorker::Start(std::move(options));
+    EXPECT_TRUE(worker.ok()) << worker.status();
+    return worker.ok() ? *std::move(worker) : nullptr;
+  }
+
+  std::string Submit(int64_t learner_steps) {
+    absl::StatusOr<Workload> workload =
+        ReadWorkload(std::string(MMAPZERO_SOURCE_DIR) + "/examples/small.json");
+    EXPECT_TRUE(workload.ok()) << workload.status();
+    v1::SubmitJobRequest request;
+    *request.mutable_workload() = *workload;
+    *request.mutable_config() = SmallConfig();
+    request.mutable_budget()->set_learner_steps(learner_steps);
+    v1::SubmitJobResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(30));
+    const grpc::Status status = jobs_->SubmitJob(&context, request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response.job_id();
+  }
+
+  v1::JobStatus Job(const std::string& id) {
+    v1::GetJobRequest request;
+    request.set_job_id(id);
+    v1::JobStatus job;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(5));
+    EXPECT_TRUE(jobs_->GetJob(&context, request, &job).ok());
+    return job;
+  }
+
+  // Polls until `done` holds (true) or 30 s pass (false).
+  static bool Eventually(const std::function<bool()>& done) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(30);
+    while (absl::Now() < deadline) {
+      if (done()) return true;
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    return false;
+  }
+
+  std::string CheckpointState(const std::string& job) {
+    std::ifstream in(data_dir_.path() + "/learner/" + job + "/learner.txt");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  TestDir coordinator_dir_;
+  TestDir data_dir_;
+  FakeClock clock_;
+  std::unique_ptr<coordinator::CoordinatorServer> coordinator_;
+  std::string address_;
+  std::unique_ptr<v1::JobService::Stub> jobs_;
+  FakeReplay replay_{/*not_ready=*/2};
+  std::unique_ptr<grpc::Server> replay_server_;
+  std::unique_ptr<rpc::WorkerSession> replay_session_;
+};
+
+TEST_F(LearnerWorkerTest, TrainsTheAssignedJobToItsBudget) {
+  torch::set_num_threads(1);
+  StartFakeReplay();
+  std::unique_ptr<LearnerWorker> worker = StartLearner();
+  ASSERT_NE(worker, nullptr);
+  const std::string id = Submit(/*learner_steps=*/6);
+  ASSERT_TRUE(
+      Eventually([&] { return Job(id).state() == v1::JOB_STATE_DONE; }));
+  const v1::JobStatus job = Job(id);
+  EXPECT_EQ(job.learner_step(), 6);
+  EXPECT_EQ(job.parameter_version(), 6);
+  EXPECT_EQ(job.losses().count("total"), 1u);
+  EXPECT_GT(replay_.calls(), 2);  // it waited through "not ready"
+  // The job is final: the lease is gone, the worker stops it, keeps the
+  // checkpoint and withdraws the parameters.
+  ASSERT_TRUE(Eventually([&] { return worker->Jobs().empty(); }));
+  EXPECT_EQ(CheckpointState(id), "step 6\n");
+  rpc::ParameterClient client(grpc::CreateChannel(
+      worker->address(), grpc::InsecureChannelCredentials()));
+  EXPECT_EQ(client.LatestVersion(id).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(LearnerWorkerTest, ServesParametersAndResumesAfterATakeover) {
+  torch::set_num_threads(1);
+  StartFakeReplay();
+  std::unique_ptr<LearnerWorker> first = StartLearner();
+  ASSERT_NE(first, nullptr);
+  const std::string id = Submit(/*learner_steps=*/0);
+  ASSERT_TRUE(Eventually([&] {
+    auto jobs = first->Jobs();
+    return jobs.contains(id) && jobs[id].parameter_version >= 4;
+  }));
+  rpc::ParameterClient client(grpc::CreateChannel(
+      first->address(), grpc::InsecureChannelCredentials()));
+  absl::StatusOr<rpc::ParameterSnapshot> snapshot = client.Fetch(id);
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  EXPECT_GE(snapshot->version, 4);
+  EXPECT_EQ(snapshot->format, "torch-archive-v1");
+
+  first->Shutdown();  // SIGTERM: checkpoints, heartbeats stop
+  const std::string saved = CheckpointState(id);
+  ASSERT_THAT(saved, ::testing::StartsWith("step "));
+  const int64_t step = std::stoll(saved.substr(5));
+  EXPECT_GE(step, 4);
+  clock_.Advance(absl::Seconds(30));  // the lease expires
+
+  std::unique_ptr<LearnerWorker> second = StartLearner();
+  ASSERT_NE(second, nullptr);
+  ASSERT_TRUE(Eventually([&] { return second->Jobs().contains(id); }));
+  EXPECT_EQ(second->Jobs()[id].resumed_step, step);
+  ASSERT_TRUE(Eventually([&] { return Job(id).learner_step() > step; }));
+}
+
+// The real replay server (replay/), registered with the coordinator: the
+// test inserts games as an actor would, the learner samples them through
+// its prefetch queue and trains the job to its budget.
+TEST_F(LearnerWorkerTest, TrainsFromARealReplayServer) {
+  torch::set_num_threads(1);
+  replay::ReplayServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.coordinator = address_;
+  options.tables.table.limiter.min_positions = 50;
+  auto replay_server = replay::ReplayServer::Start(options);
+  ASSERT_TRUE(replay_server.ok()) << replay_server.status();
+  std::unique_ptr<LearnerWorker> worker = StartLearner();
+  ASSERT_NE(worker, nullptr);
+  const std::string id = Submit(/*learner_steps=*/5);
+
+  auto replay = v1::ReplayService::NewStub(
+      grpc::CreateChannel((*replay_server)->advertised_address(),
+                          grpc::InsecureChannelCredentials()));
+  v1::InsertTrajectoriesRequest insert;
+  insert.set_job_id(id);
+  for (int g = 0; g < 4; ++g) {
+    agent::TrajectoryToProto(Game(SmallConfig(), 20, g),
+                             insert.add_trajectories());
+  }
+  ASSERT_TRUE(Eventually([&] {  // once the replay server has the job
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(5));
+    v1::InsertTrajectoriesResponse response;
+    return replay->InsertTrajectories(&context, insert, &response).ok();
+  }));
+  ASSERT_TRUE(
+      Eventually([&] { return Job(id).state() == v1::JOB_STATE_DONE; }));
+  EXPECT_EQ(Job(id).learner_step(), 5);
+  v1::GetStatsRequest request;
+  request.set_job_id(id);
+  v1::ReplayStats stats;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(5));
+  ASSERT_TRUE(replay->GetStats(&context, request, &stats).ok());
+  EXPECT_GE(stats.sampled(), 5 * SmallConfig().training().batch_size());
+  worker.reset();
+  (*replay_server)->Shutdown();
+}
+
+}  // namespace
+}  // namespace mmapzero::learner

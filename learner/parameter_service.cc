@@ -1,0 +1,145 @@
+#include "learner/parameter_service.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/rpc/grpc_status.h"
+#include "common/rpc/parameter_client.h"
+
+namespace mmapzero::learner {
+
+ParameterServiceImpl::ParameterServiceImpl(ParameterServiceOptions options,
+                                           rpc::RpcObserver* observer)
+    : options_([&options] {
+        options.kept_versions = std::max(1, options.kept_versions);
+        return options;
+      }()),
+      observer_(observer) {}
+
+void ParameterServiceImpl::Publish(const std::string& job_id, int64_t version,
+                                   std::string bytes,
+                                   const std::string& format) {
+  Snapshot snapshot;
+  snapshot.version = version;
+  snapshot.format = format;
+  snapshot.crc32c = rpc::Crc32c(bytes);
+  snapshot.bytes = std::make_shared<const std::string>(std::move(bytes));
+  absl::MutexLock lock(&mu_);
+  std::deque<Snapshot>& snapshots = jobs_[job_id];
+  // A resumed job may publish a version again: the newest bytes win.
+  while (!snapshots.empty() && snapshots.back().version >= version) {
+    snapshots.pop_back();
+  }
+  snapshots.push_back(std::move(snapshot));
+  while (static_cast<int>(snapshots.size()) > options_.kept_versions) {
+    snapshots.pop_front();
+  }
+}
+
+void ParameterServiceImpl::Remove(const std::string& job_id) {
+  absl::MutexLock lock(&mu_);
+  jobs_.erase(job_id);
+}
+
+absl::StatusOr<ParameterServiceImpl::Snapshot> ParameterServiceImpl::Find(
+    const std::string& job_id, int64_t version) const {
+  absl::MutexLock lock(&mu_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end() || it->second.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat("job_id: this learner does not train '", job_id, "'"));
+  }
+  if (version == 0) return it->second.back();
+  for (const Snapshot& snapshot : it->second) {
+    if (snapshot.version == version) return snapshot;
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "version: ", version, " of job '", job_id, "' is no longer kept (latest ",
+      it->second.back().version, "): fetch the latest"));
+}
+
+absl::StatusOr<int64_t> ParameterServiceImpl::LatestVersion(
+    const std::string& job_id) const {
+  absl::StatusOr<Snapshot> snapshot = Find(job_id, 0);
+  if (!snapshot.ok()) return snapshot.status();
+  return snapshot->version;
+}
+
+grpc::Status ParameterServiceImpl::GetLatestVersion(
+    grpc::ServerContext* context, const v1::GetLatestVersionRequest* request,
+    v1::ParameterVersion* response) {
+  return rpc::ServeUnary(
+      "GetLatestVersion", *context, observer_,
+      [&]() -> absl::StatusOr<v1::ParameterVersion> {
+        absl::StatusOr<Snapshot> snapshot = Find(request->job_id(), 0);
+        if (!snapshot.ok()) return snapshot.status();
+        v1::ParameterVersion version;
+        version.set_job_id(request->job_id());
+        version.set_version(snapshot->version);
+        version.set_total_bytes(static_cast<int64_t>(snapshot->bytes->size()));
+        version.set_format(snapshot->format);
+        version.set_crc32c(snapshot->crc32c);
+        return version;
+      },
+      response);
+}
+
+absl::Status ParameterServiceImpl::Stream(
+    const grpc::ServerContext& context,
+    const v1::FetchParametersRequest& request,
+    grpc::ServerWriter<v1::ParameterChunk>* writer) {
+  if (const absl::Status alive = rpc::CheckCallAlive(context); !alive.ok()) {
+    return alive;
+  }
+  if (request.max_chunk_bytes() < 0 ||
+      request.max_chunk_bytes() > options_.max_chunk_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_chunk_bytes: must be 0 (default) to ", options_.max_chunk_bytes,
+        ", got ", request.max_chunk_bytes()));
+  }
+  if (request.version() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "version: must be >= 0 (0: the latest), got ", request.version()));
+  }
+  absl::StatusOr<Snapshot> snapshot = Find(request.job_id(), request.version());
+  if (!snapshot.ok()) return snapshot.status();
+  const int64_t chunk_bytes = request.max_chunk_bytes() > 0
+                                  ? request.max_chunk_bytes()
+                                  : options_.default_chunk_bytes;
+  const std::string& bytes = *snapshot->bytes;
+  const int64_t total = static_cast<int64_t>(bytes.size());
+  int64_t offset = 0;
+  do {  // at least one chunk, also for an empty snapshot
+    if (context.IsCancelled()) {
+      return absl::CancelledError("the client went away");
+    }
+    const int64_t size = std::min(chunk_bytes, total - offset);
+    v1::ParameterChunk chunk;
+    chunk.set_version(snapshot->version);
+    chunk.set_offset(offset);
+    chunk.set_total_bytes(total);
+    chunk.set_data(bytes.data() + offset, static_cast<size_t>(size));
+    if (offset == 0) {
+      chunk.set_format(snapshot->format);
+      chunk.set_crc32c(snapshot->crc32c);
+    }
+    if (!writer->Write(chunk)) {
+      return absl::CancelledError("the client went away");
+    }
+    offset += size;
+  } while (offset < total);
+  return absl::OkStatus();
+}
+
+grpc::Status ParameterServiceImpl::FetchParameters(
+    grpc::ServerContext* context, const v1::FetchParametersRequest* request,
+    grpc::ServerWriter<v1::ParameterChunk>* writer) {
+  const absl::Time start = absl::Now();
+  const absl::Status status = Stream(*context, *request, writer);
+  rpc::FinishRpc("FetchParameters", status, start, observer_);
+  return rpc::ToGrpcStatus(status);
+}
+
+}  // namespace mmapzero::learner

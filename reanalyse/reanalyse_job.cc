@@ -1,0 +1,255 @@
+#include "reanalyse/reanalyse_job.h"
+
+#include <grpcpp/client_context.h>
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+
+#include <chrono>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/agent/trajectory_proto.h"
+#include "common/features/config_presets.h"
+#include "common/model/self_play.h"
+#include "common/rpc/backoff.h"
+#include "common/rpc/log_line.h"
+#include "common/solvers/search_budget.h"
+
+namespace mmapzero::reanalyse {
+namespace {
+
+// The wait when there is nothing to do yet (no learner parameters, no
+// replay, an empty table).
+constexpr absl::Duration kIdleWait = absl::Milliseconds(500);
+
+absl::Status InJob(const std::string& job_id, const absl::Status& status) {
+  return absl::Status(status.code(),
+                      absl::StrCat("job ", job_id, ": ", status.message()));
+}
+
+void SetDeadline(grpc::ClientContext* context, absl::Duration deadline) {
+  context->set_deadline(std::chrono::system_clock::now() +
+                        absl::ToChronoMilliseconds(deadline));
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<ReanalyseJob>> ReanalyseJob::Start(
+    const v1::Assignment& assignment, const ReanalyseJobOptions& options) {
+  const std::string& job_id = assignment.job_id();
+  if (options.session == nullptr) {
+    return absl::InvalidArgumentError("reanalyse job: no worker session");
+  }
+  const MuZeroConfig& config = assignment.config();
+  if (absl::Status status = features::CheckMuZeroConfig(config); !status.ok()) {
+    return InJob(job_id, status);
+  }
+  const model::ObservationShape shape = model::ShapeOf(config.features());
+  absl::StatusOr<model::MuZeroNetwork> network =
+      model::CreateNetwork(config.network(), shape);
+  if (!network.ok()) return InJob(job_id, network.status());
+  absl::StatusOr<model::MuZeroNetwork> staging =
+      model::CreateNetwork(config.network(), shape);
+  if (!staging.ok()) return InJob(job_id, staging.status());
+  auto poller = std::make_unique<actor::ParameterPoller>(
+      actor::ParameterPollerOptions{.job_id = job_id,
+                                    .interval = options.parameter_poll,
+                                    .rpc_deadline = absl::Seconds(30)},
+      *std::move(staging));
+  std::shared_ptr<ReanalyseJob> job(new ReanalyseJob(
+      job_id, options, config, *std::move(network), std::move(poller)));
+  job->Update(assignment);
+  job->thread_ = std::jthread([raw = job.get()] { raw->Run(); });
+  return job;
+}
+
+ReanalyseJob::ReanalyseJob(std::string job_id,
+                           const ReanalyseJobOptions& options,
+                           const MuZeroConfig& config,
+                           model::MuZeroNetwork network,
+                           std::unique_ptr<actor::ParameterPoller> poller)
+    : job_id_(std::move(job_id)),
+      options_(options),
+      network_(std::move(network)),
+      search_(config.search(), network_),
+      poller_(std::move(poller)) {}
+
+ReanalyseJob::~ReanalyseJob() { Stop(absl::ZeroDuration()); }
+
+void ReanalyseJob::Update(const v1::Assignment& assignment) {
+  poller_->SetAddress(assignment.parameter_address());
+  absl::MutexLock lock(&mu_);
+  if (assignment.replay_address() == address_) return;
+  address_ = assignment.replay_address();
+  stub_.reset();
+  if (!address_.empty()) {
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(64 << 20);
+    stub_ = v1::ReplayService::NewStub(grpc::CreateCustomChannel(
+        address_, grpc::InsecureChannelCredentials(), args));
+  }
+}
+
+void ReanalyseJob::Stop(absl::Duration drain) {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+ReanalyseJobStats ReanalyseJob::stats() const {
+  absl::MutexLock lock(&mu_);
+  return stats_;
+}
+
+bool ReanalyseJob::Wait(absl::Duration wait) {
+  absl::MutexLock lock(&mu_);
+  mu_.AwaitWithTimeout(absl::Condition(&stopping_), wait);
+  return !stopping_;
+}
+
+void ReanalyseJob::Run() {
+  rpc::Backoff backoff;
+  Publish();
+  while (true) {
+    absl::Duration wait = absl::ZeroDuration();
+    switch (Round()) {
+      case RoundResult::kWorked:
+        backoff.Reset();
+        break;
+      case RoundResult::kIdle:
+        backoff.Reset();
+        wait = kIdleWait;
+        break;
+      case RoundResult::kFailed:
+        wait = backoff.Next();
+        break;
+    }
+    if (!Wait(wait)) return;
+  }
+}
+
+ReanalyseJob::RoundResult ReanalyseJob::Round() {
+  std::shared_ptr<v1::ReplayService::Stub> stub;
+  {
+    absl::MutexLock lock(&mu_);
+    stub = stub_;
+  }
+  if (poller_->published().CopyIfNewer(network_, &version_)) {
+    rpc::LogLine("info", "parameters_adopted",
+                 {{"job", job_id_}, {"version", absl::StrCat(version_)}});
+    Publish();
+  }
+  // Nothing to refresh targets with before the learner's first version.
+  if (stub == nullptr || version_ <= 0) return RoundResult::kIdle;
+  v1::SampleForReanalyseRequest sample;
+  sample.set_job_id(job_id_);
+  sample.set_count(options_.trajectories_per_round);
+  sample.set_seed(solvers::MixSeed(options_.seed, round_++, 0x4ea7));
+  v1::SampleForReanalyseResponse sampled;
+  grpc::ClientContext sample_context;
+  SetDeadline(&sample_context, options_.rpc_deadline);
+  const grpc::Status sample_status =
+      stub->SampleForReanalyse(&sample_context, sample, &sampled);
+  if (sample_status.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
+      (sample_status.ok() && sampled.trajectories().empty())) {
+    return RoundResult::kIdle;
+  }
+  if (!sample_status.ok()) {
+    rpc::LogLine("warning", "sample_failed",
+                 {{"job", job_id_},
+                  {"code", absl::StrCat(sample_status.error_code())},
+                  {"message", sample_status.error_message()}});
+    absl::MutexLock lock(&mu_);
+    ++stats_.failures;
+    return RoundResult::kFailed;
+  }
+  v1::UpdateTargetsRequest update;
+  update.set_job_id(job_id_);
+  int64_t steps = 0;
+  for (const v1::Trajectory& trajectory : sampled.trajectories()) {
+    v1::TargetUpdate target;
+    if (Refresh(trajectory, &target)) {
+      steps += target.root_values_size();
+      *update.add_updates() = std::move(target);
+    }
+  }
+  if (update.updates().empty()) return RoundResult::kFailed;
+  v1::UpdateTargetsResponse updated;
+  grpc::ClientContext update_context;
+  SetDeadline(&update_context, options_.rpc_deadline);
+  const grpc::Status update_status =
+      stub->UpdateTargets(&update_context, update, &updated);
+  if (!update_status.ok()) {
+    rpc::LogLine("warning", "update_targets_failed",
+                 {{"job", job_id_},
+                  {"code", absl::StrCat(update_status.error_code())},
+                  {"message", update_status.error_message()}});
+    absl::MutexLock lock(&mu_);
+    ++stats_.failures;
+    return RoundResult::kFailed;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    ++stats_.rounds;
+    stats_.reanalysed += updated.updated();
+    stats_.steps += steps;
+    stats_.gone += updated.gone();
+  }
+  if (options_.metrics != nullptr) {
+    options_.metrics->AddRound(job_id_, updated.updated(), steps,
+                               updated.gone());
+  }
+  Publish();
+  return RoundResult::kWorked;
+}
+
+bool ReanalyseJob::Refresh(const v1::Trajectory& proto,
+                           v1::TargetUpdate* update) {
+  absl::StatusOr<agent::Trajectory> trajectory =
+      agent::TrajectoryFromProto(proto, "trajectories[]");
+  absl::StatusOr<std::vector<agent::StepTargets>> targets =
+      trajectory.ok()
+          ? search_.Search(*trajectory, 0,
+                           static_cast<int>(trajectory->steps.size()),
+                           solvers::MixSeed(options_.seed,
+                                            proto.trajectory_id(), version_))
+          : absl::StatusOr<std::vector<agent::StepTargets>>(
+                trajectory.status());
+  if (!targets.ok()) {
+    rpc::LogLine("warning", "reanalyse_failed",
+                 {{"job", job_id_},
+                  {"trajectory", absl::StrCat(proto.trajectory_id())},
+                  {"error", targets.status().ToString()}});
+    absl::MutexLock lock(&mu_);
+    ++stats_.failures;
+    return false;
+  }
+  update->set_trajectory_id(proto.trajectory_id());
+  update->set_first_step(0);
+  update->set_parameter_version(version_);
+  for (const agent::StepTargets& step : *targets) {
+    update->add_root_values(step.root_value);
+    for (float p : step.policy) update->add_policies(p);
+  }
+  return true;
+}
+
+void ReanalyseJob::Publish() {
+  v1::JobCounters counters;
+  counters.set_job_id(job_id_);
+  {
+    absl::MutexLock lock(&mu_);
+    stats_.parameter_version = version_;
+    counters.set_reanalysed(stats_.reanalysed);
+  }
+  counters.set_parameter_version(version_);
+  options_.session->SetCounters(counters);
+  if (options_.metrics != nullptr) {
+    options_.metrics->SetParameters(job_id_, version_,
+                                    poller_->latest_version());
+  }
+}
+
+}  // namespace mmapzero::reanalyse

@@ -1,0 +1,105 @@
+// One job on a reanalyse worker (MuZero Reanalyze, Schrittwieser et al.
+// 2020, Appendix H; issue 5): a thread that loops
+//   SampleForReanalyse (whole trajectories from the job's replay)
+//   -> re-search every step with the latest parameters (TargetSearch,
+//      common/model/target_search.h, the search the in-process Reanalyser
+//      uses too)
+//   -> UpdateTargets (fresh root values and policies, tagged with the
+//      parameter version),
+// reporting the running count of reanalysed trajectories to the coordinator
+// (JobCounters.reanalysed). Parameters come from the job's learner through a
+// ParameterPoller (actor/parameter_poller.h); until the learner has
+// published a version there is nothing to refresh targets with, so the job
+// waits. Every call has a deadline; while replay is away, or its table
+// cannot give trajectories yet, the job backs off.
+//
+// Thread-safety: thread-safe.
+#ifndef MMAPZERO_REANALYSE_REANALYSE_JOB_H_
+#define MMAPZERO_REANALYSE_REANALYSE_JOB_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "actor/job_supervisor.h"
+#include "actor/parameter_poller.h"
+#include "common/model/networks.h"
+#include "common/model/target_search.h"
+#include "common/rpc/worker_session.h"
+#include "proto/replay.grpc.pb.h"
+#include "proto/worker.pb.h"
+#include "reanalyse/reanalyse_metrics.h"
+
+namespace mmapzero::reanalyse {
+
+struct ReanalyseJobOptions {
+  uint64_t seed = 1;
+  int trajectories_per_round = 4;  // SampleForReanalyse.count
+  absl::Duration parameter_poll = absl::Seconds(1);
+  absl::Duration rpc_deadline = absl::Seconds(10);
+  rpc::WorkerSession* session = nullptr;  // not owned; required
+  ReanalyseMetrics* metrics = nullptr;    // not owned; may be null
+};
+
+struct ReanalyseJobStats {
+  int64_t rounds = 0;      // UpdateTargets calls answered
+  int64_t reanalysed = 0;  // trajectories updated
+  int64_t steps = 0;       // steps re-searched
+  int64_t gone = 0;        // evicted meanwhile
+  int64_t failures = 0;    // failed calls or unreadable trajectories
+  int64_t parameter_version = 0;
+};
+
+class ReanalyseJob final : public actor::SupervisedJob {
+ public:
+  // InvalidArgument naming the field for a config that does not build a
+  // network (nothing started then).
+  static absl::StatusOr<std::shared_ptr<ReanalyseJob>> Start(
+      const v1::Assignment& assignment, const ReanalyseJobOptions& options);
+  ~ReanalyseJob() override;  // Stop(0)
+
+  void Update(const v1::Assignment& assignment) override;
+  // Ends after the current round (nothing is queued to drain).
+  void Stop(absl::Duration drain) override;
+
+  ReanalyseJobStats stats() const ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  ReanalyseJob(std::string job_id, const ReanalyseJobOptions& options,
+               const MuZeroConfig& config, model::MuZeroNetwork network,
+               std::unique_ptr<actor::ParameterPoller> poller);
+  enum class RoundResult { kWorked, kIdle, kFailed };
+  void Run();
+  // One sample -> search -> update round.
+  RoundResult Round() ABSL_LOCKS_EXCLUDED(mu_);
+  // The targets of one sampled trajectory; false when it cannot be read
+  // or searched (logged).
+  bool Refresh(const v1::Trajectory& proto, v1::TargetUpdate* update);
+  void Publish() ABSL_LOCKS_EXCLUDED(mu_);
+  // Sleeps `wait` unless stopped; false when stopped.
+  bool Wait(absl::Duration wait) ABSL_LOCKS_EXCLUDED(mu_);
+
+  const std::string job_id_;
+  const ReanalyseJobOptions options_;
+  model::MuZeroNetwork network_;  // searched with; the thread's own
+  model::TargetSearch search_;    // shares network_
+  std::unique_ptr<actor::ParameterPoller> poller_;
+  int64_t version_ = 0;  // of network_; the thread's own
+  uint64_t round_ = 0;   // the thread's own
+
+  mutable absl::Mutex mu_;
+  std::string address_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<v1::ReplayService::Stub> stub_ ABSL_GUARDED_BY(mu_);
+  ReanalyseJobStats stats_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::jthread thread_;  // last
+};
+
+}  // namespace mmapzero::reanalyse
+
+#endif  // MMAPZERO_REANALYSE_REANALYSE_JOB_H_

@@ -1,0 +1,128 @@
+#include "replay/replay_metrics.h"
+
+#include <exception>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "prometheus/collectable.h"
+#include "prometheus/metric_family.h"
+
+namespace mmapzero::replay {
+namespace {
+
+prometheus::MetricFamily Family(const std::string& name,
+                                const std::string& help,
+                                prometheus::MetricType type) {
+  prometheus::MetricFamily family;
+  family.name = name;
+  family.help = help;
+  family.type = type;
+  return family;
+}
+
+void AddSample(prometheus::MetricFamily* family, const std::string& job,
+               double value) {
+  prometheus::ClientMetric metric;
+  metric.label = {{"job", job}};
+  if (family->type == prometheus::MetricType::Counter) {
+    metric.counter.value = value;
+  } else {
+    metric.gauge.value = value;
+  }
+  family->metric.push_back(std::move(metric));
+}
+
+class TableCollector final : public prometheus::Collectable {
+ public:
+  explicit TableCollector(const ReplayTables* tables) : tables_(tables) {}
+
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    using prometheus::MetricType;
+    std::vector<prometheus::MetricFamily> families = {
+        Family("mmapzero_replay_trajectories", "Trajectories held",
+               MetricType::Gauge),
+        Family("mmapzero_replay_positions", "Steps held", MetricType::Gauge),
+        Family("mmapzero_replay_capacity", "Trajectories kept (FIFO)",
+               MetricType::Gauge),
+        Family("mmapzero_replay_inserted_trajectories_total",
+               "Trajectories inserted since the table was created",
+               MetricType::Counter),
+        Family("mmapzero_replay_inserted_positions_total",
+               "Steps inserted since this server loaded the table",
+               MetricType::Counter),
+        Family("mmapzero_replay_sampled_windows_total",
+               "Training windows handed out", MetricType::Counter),
+        Family("mmapzero_replay_reanalysed_total", "Target updates applied",
+               MetricType::Counter),
+        Family("mmapzero_replay_newest_parameter_version",
+               "Newest acting parameter version held", MetricType::Gauge),
+    };
+    for (const JobReplayStats& job : tables_->AllStats()) {
+      const v1::ReplayStats& s = job.stats;
+      const double values[] = {
+          static_cast<double>(s.trajectories()),
+          static_cast<double>(s.positions()),
+          static_cast<double>(s.capacity()),
+          static_cast<double>(s.inserted()),
+          static_cast<double>(job.positions_inserted),
+          static_cast<double>(s.sampled()),
+          static_cast<double>(s.reanalysed()),
+          static_cast<double>(s.newest_parameter_version())};
+      for (size_t i = 0; i < families.size(); ++i) {
+        AddSample(&families[i], s.job_id(), values[i]);
+      }
+    }
+    return families;
+  }
+
+ private:
+  const ReplayTables* tables_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ReplayMetrics>> ReplayMetrics::Start(
+    const std::string& address, const ReplayTables* tables) {
+  std::unique_ptr<ReplayMetrics> metrics(new ReplayMetrics());
+  metrics->registry_ = std::make_shared<prometheus::Registry>();
+  metrics->rpcs_ = &prometheus::BuildCounter()
+                        .Name("mmapzero_replay_rpcs_total")
+                        .Help("RPCs served, by method and status code")
+                        .Register(*metrics->registry_);
+  metrics->latency_ = &prometheus::BuildHistogram()
+                           .Name("mmapzero_replay_rpc_latency_seconds")
+                           .Help("Server-side RPC latency, by method")
+                           .Register(*metrics->registry_);
+  metrics->tables_ = std::make_shared<TableCollector>(tables);
+  try {  // prometheus-cpp (civetweb) reports a port it cannot bind by throwing
+    metrics->exposer_ = std::make_unique<prometheus::Exposer>(address);
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(absl::StrCat(
+        "metrics: cannot serve /metrics on ", address, ": ", e.what()));
+  }
+  metrics->exposer_->RegisterCollectable(metrics->registry_);
+  metrics->exposer_->RegisterCollectable(metrics->tables_);
+  const std::vector<int> ports = metrics->exposer_->GetListeningPorts();
+  metrics->port_ = ports.empty() ? 0 : ports.front();
+  return metrics;
+}
+
+ReplayMetrics::~ReplayMetrics() {
+  exposer_.reset();  // no scrape may run on what follows
+}
+
+void ReplayMetrics::OnRpc(absl::string_view method, absl::StatusCode code,
+                          absl::Duration latency) {
+  rpcs_
+      ->Add({{"method", std::string(method)},
+             {"code", absl::StatusCodeToString(code)}})
+      .Increment();
+  static const prometheus::Histogram::BucketBoundaries* buckets =
+      new prometheus::Histogram::BucketBoundaries{
+          0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 3};
+  latency_->Add({{"method", std::string(method)}}, *buckets)
+      .Observe(absl::ToDoubleSeconds(latency));
+}
+
+}  // namespace mmapzero::replay

@@ -1,0 +1,336 @@
+#include "replay/replay_tables.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/agent/trajectory_proto.h"
+#include "common/base/status_macros.h"
+#include "common/rpc/log_line.h"
+#include "replay/table_checkpoint.h"
+
+namespace mmapzero::replay {
+
+using rpc::LogLine;
+namespace {
+
+absl::Status InRange(absl::string_view field, int64_t value, int64_t low,
+                     int64_t high) {
+  if (value >= low && value <= high) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, ": must be in ", low, "..", high, ", got ", value));
+}
+
+absl::Status TooLarge(absl::string_view what, size_t bytes, int64_t limit) {
+  return absl::ResourceExhaustedError(
+      absl::StrCat(what, ": the response would be ", bytes, " bytes, over the ",
+                   limit, "-byte message limit; ask for less"));
+}
+
+}  // namespace
+
+absl::Status CheckJobId(const std::string& job_id) {
+  const bool safe =
+      !job_id.empty() && job_id.size() <= 128 && job_id != "." &&
+      job_id != ".." && std::all_of(job_id.begin(), job_id.end(), [](char c) {
+        return absl::ascii_isalnum(c) || c == '.' || c == '_' || c == '-';
+      });
+  if (safe) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("job_id: must be 1..128 characters of [A-Za-z0-9._-], got '",
+                   job_id, "'"));
+}
+
+ReplayTables::ReplayTables(ReplayTablesOptions options)
+    : options_(std::move(options)) {}
+
+std::string ReplayTables::TablePath(const std::string& job_id) const {
+  return (std::filesystem::path(options_.data_dir) / "replay" / job_id /
+          kTableFileName)
+      .string();
+}
+
+std::shared_ptr<ReplayTable> ReplayTables::NewTable(int64_t capacity) const {
+  ReplayTableOptions table = options_.table;
+  table.capacity = std::max<int64_t>(1, capacity);
+  return std::make_shared<ReplayTable>(table);
+}
+
+absl::StatusOr<std::shared_ptr<ReplayTable>> ReplayTables::Table(
+    const std::string& job_id, bool create) {
+  RETURN_IF_ERROR(CheckJobId(job_id));
+  absl::MutexLock lock(&mu_);
+  auto it = tables_.find(job_id);
+  if (it != tables_.end()) return it->second;
+  if (!create) {
+    return absl::NotFoundError(
+        absl::StrCat("job_id: no replay table for job '", job_id, "'"));
+  }
+  std::shared_ptr<ReplayTable> table = NewTable(options_.default_capacity);
+  tables_[job_id] = table;
+  LogLine("info", "table_created",
+          {{"job", job_id},
+           {"capacity", absl::StrCat(options_.default_capacity)},
+           {"reason", "insert before assignment"}});
+  return table;
+}
+
+absl::StatusOr<int> ReplayTables::LoadAll() {
+  if (options_.data_dir.empty()) return 0;
+  const std::filesystem::path root =
+      std::filesystem::path(options_.data_dir) / "replay";
+  std::error_code error;
+  if (!std::filesystem::exists(root, error)) return 0;
+  int loaded = 0;
+  for (const auto& dir : std::filesystem::directory_iterator(root, error)) {
+    const std::string job_id = dir.path().filename().string();
+    std::error_code ignored;
+    if (!dir.is_directory(ignored) || !CheckJobId(job_id).ok()) continue;
+    const std::string path = TablePath(job_id);
+    absl::StatusOr<TableSnapshot> snapshot = LoadTable(path);
+    if (absl::IsNotFound(snapshot.status())) continue;
+    absl::Status status = snapshot.status();
+    std::shared_ptr<ReplayTable> table;
+    if (status.ok()) {
+      table = NewTable(std::max<int64_t>(snapshot->stats.capacity(),
+                                         snapshot->entries.size()));
+      status = table->Restore(*std::move(snapshot));
+    }
+    if (!status.ok()) {
+      std::filesystem::rename(path, path + ".damaged", ignored);
+      LogLine("error", "checkpoint_damaged",
+              {{"job", job_id},
+               {"path", path},
+               {"message", std::string(status.message())}});
+      continue;
+    }
+    const v1::ReplayStats stats = table->Stats();
+    {
+      absl::MutexLock lock(&checkpoint_mu_);
+      saved_[job_id] = table->generation();
+    }
+    absl::MutexLock lock(&mu_);
+    tables_[job_id] = std::move(table);
+    ++loaded;
+    LogLine("info", "table_loaded",
+            {{"job", job_id},
+             {"trajectories", absl::StrCat(stats.trajectories())},
+             {"positions", absl::StrCat(stats.positions())}});
+  }
+  if (error) {
+    return absl::UnavailableError(absl::StrCat(
+        "replay: cannot list ", root.string(), ": ", error.message()));
+  }
+  return loaded;
+}
+
+absl::StatusOr<v1::InsertTrajectoriesResponse> ReplayTables::Insert(
+    const v1::InsertTrajectoriesRequest& request) {
+  RETURN_IF_ERROR(CheckJobId(request.job_id()));
+  if (request.trajectories_size() == 0) {
+    return absl::InvalidArgumentError("trajectories: must not be empty");
+  }
+  std::vector<agent::Trajectory> trajectories;
+  trajectories.reserve(request.trajectories_size());
+  for (int i = 0; i < request.trajectories_size(); ++i) {
+    const v1::Trajectory& proto = request.trajectories(i);
+    if (proto.trajectory_id() != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "trajectories[", i, "].trajectory_id: must be 0 on insert (the ",
+          "server gives ids), got ", proto.trajectory_id()));
+    }
+    ASSIGN_OR_RETURN(agent::Trajectory trajectory,
+                     agent::TrajectoryFromProto(
+                         proto, absl::StrCat("trajectories[", i, "]")));
+    trajectories.push_back(std::move(trajectory));
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<ReplayTable> table,
+                   Table(request.job_id(), /*create=*/true));
+  ASSIGN_OR_RETURN(const std::vector<uint64_t> ids,
+                   table->Insert(std::move(trajectories)));
+  v1::InsertTrajectoriesResponse response;
+  response.mutable_trajectory_ids()->Assign(ids.begin(), ids.end());
+  response.set_table_size(table->Stats().trajectories());
+  return response;
+}
+
+absl::StatusOr<v1::SampleBatchResponse> ReplayTables::SampleBatch(
+    const v1::SampleBatchRequest& request, absl::Time deadline) {
+  RETURN_IF_ERROR(CheckJobId(request.job_id()));
+  RETURN_IF_ERROR(InRange("batch_size", request.batch_size(), 1, 65536));
+  RETURN_IF_ERROR(InRange("unroll_steps", request.unroll_steps(), 0, 64));
+  RETURN_IF_ERROR(InRange("td_steps", request.td_steps(), 0, 100000));
+  if (!(request.discount() >= 0 && request.discount() <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("discount: must be in [0, 1], got ", request.discount()));
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<ReplayTable> table,
+                   Table(request.job_id(), /*create=*/false));
+  const absl::Time wait_until =
+      std::min(deadline, absl::Now() + options_.max_rate_wait);
+  ASSIGN_OR_RETURN(
+      const std::vector<SampledWindow> windows,
+      table->SampleWindows(request.batch_size(), request.seed(), wait_until));
+  const int length = request.unroll_steps() + request.td_steps() + 1;
+  v1::SampleBatchResponse response;
+  response.mutable_windows()->Reserve(windows.size());
+  for (const SampledWindow& sampled : windows) {
+    v1::TrajectoryWindow* window = response.add_windows();
+    const agent::Trajectory& trajectory = *sampled.stored.trajectory;
+    window->set_trajectory_id(sampled.stored.id);
+    window->set_start_step(sampled.start);
+    window->set_trajectory_length(trajectory.steps.size());
+    agent::WindowToProto(trajectory, sampled.start, length,
+                         window->mutable_window());
+    window->mutable_window()->set_trajectory_id(sampled.stored.id);
+    window->mutable_window()->set_targets_version(
+        sampled.stored.targets_version);
+  }
+  const size_t bytes = response.ByteSizeLong();
+  if (static_cast<int64_t>(bytes) > options_.max_message_bytes) {
+    return TooLarge(
+        absl::StrCat("SampleBatch with batch_size ", request.batch_size()),
+        bytes, options_.max_message_bytes);
+  }
+  return response;
+}
+
+absl::StatusOr<v1::SampleForReanalyseResponse> ReplayTables::SampleForReanalyse(
+    const v1::SampleForReanalyseRequest& request) {
+  RETURN_IF_ERROR(CheckJobId(request.job_id()));
+  RETURN_IF_ERROR(InRange("count", request.count(), 1, 4096));
+  ASSIGN_OR_RETURN(std::shared_ptr<ReplayTable> table,
+                   Table(request.job_id(), /*create=*/false));
+  v1::SampleForReanalyseResponse response;
+  size_t bytes = 0;
+  for (const StoredTrajectory& stored :
+       table->SampleTrajectories(request.count(), request.seed())) {
+    v1::Trajectory proto;
+    agent::TrajectoryToProto(*stored.trajectory, &proto);
+    proto.set_trajectory_id(stored.id);
+    proto.set_targets_version(stored.targets_version);
+    const size_t size = proto.ByteSizeLong() + 8;  // + field tag and length
+    if (static_cast<int64_t>(bytes + size) > options_.max_message_bytes) {
+      if (response.trajectories_size() == 0) {
+        return TooLarge("SampleForReanalyse of one trajectory", size,
+                        options_.max_message_bytes);
+      }
+      break;  // fewer than asked: the rest would not fit
+    }
+    bytes += size;
+    *response.add_trajectories() = std::move(proto);
+  }
+  return response;
+}
+
+absl::StatusOr<v1::UpdateTargetsResponse> ReplayTables::UpdateTargets(
+    const v1::UpdateTargetsRequest& request) {
+  ASSIGN_OR_RETURN(std::shared_ptr<ReplayTable> table,
+                   Table(request.job_id(), /*create=*/false));
+  ASSIGN_OR_RETURN(const UpdateResult result, table->UpdateTargets(request));
+  v1::UpdateTargetsResponse response;
+  response.set_updated(result.updated);
+  response.set_gone(result.gone);
+  return response;
+}
+
+absl::StatusOr<v1::ReplayStats> ReplayTables::GetStats(
+    const v1::GetStatsRequest& request) {
+  ASSIGN_OR_RETURN(std::shared_ptr<ReplayTable> table,
+                   Table(request.job_id(), /*create=*/false));
+  v1::ReplayStats stats = table->Stats();
+  stats.set_job_id(request.job_id());
+  return stats;
+}
+
+void ReplayTables::Assign(const std::vector<v1::Assignment>& assignments) {
+  for (const v1::Assignment& assignment : assignments) {
+    if (assignment.role() != v1::WORKER_ROLE_REPLAY ||
+        !CheckJobId(assignment.job_id()).ok()) {
+      continue;
+    }
+    const MuZeroConfig& config = assignment.config();
+    const int64_t capacity = config.training().replay_size() > 0
+                                 ? config.training().replay_size()
+                                 : options_.default_capacity;
+    const int td_steps = config.training().td_steps() > 0
+                             ? config.training().td_steps()
+                             : options_.table.td_steps;
+    const double discount = config.search().discount() > 0
+                                ? config.search().discount()
+                                : options_.table.discount;
+    std::shared_ptr<ReplayTable> table;
+    {
+      absl::MutexLock lock(&mu_);
+      std::shared_ptr<ReplayTable>& slot = tables_[assignment.job_id()];
+      if (slot == nullptr) {
+        slot = NewTable(capacity);
+        LogLine("info", "table_created",
+                {{"job", assignment.job_id()},
+                 {"capacity", absl::StrCat(capacity)},
+                 {"reason", "assignment"}});
+      }
+      table = slot;
+    }
+    table->SetCapacity(capacity);
+    table->SetValueTarget(td_steps, discount);
+  }
+}
+
+absl::Status ReplayTables::CheckpointAll() {
+  if (options_.data_dir.empty()) return absl::OkStatus();
+  absl::MutexLock checkpoint_lock(&checkpoint_mu_);
+  std::vector<std::pair<std::string, std::shared_ptr<ReplayTable>>> tables;
+  {
+    absl::MutexLock lock(&mu_);
+    tables.assign(tables_.begin(), tables_.end());
+  }
+  absl::Status first;
+  for (const auto& [job_id, table] : tables) {
+    const int64_t generation = table->generation();
+    auto saved = saved_.find(job_id);
+    if (saved != saved_.end() && saved->second == generation) continue;
+    const std::string path = TablePath(job_id);
+    std::error_code error;
+    std::filesystem::create_directories(
+        std::filesystem::path(path).parent_path(), error);
+    absl::Status status = error ? absl::UnavailableError(absl::StrCat(
+                                      "replay: cannot create the folder of ",
+                                      path, ": ", error.message()))
+                                : SaveTable(path, job_id, table->Snapshot());
+    if (status.ok()) {
+      saved_[job_id] = generation;
+    } else {
+      LogLine("error", "checkpoint_failed",
+              {{"job", job_id}, {"message", std::string(status.message())}});
+      first.Update(status);
+    }
+  }
+  return first;
+}
+
+std::vector<JobReplayStats> ReplayTables::AllStats() const {
+  std::vector<std::pair<std::string, std::shared_ptr<ReplayTable>>> tables;
+  {
+    absl::MutexLock lock(&mu_);
+    tables.assign(tables_.begin(), tables_.end());
+  }
+  std::vector<JobReplayStats> out;
+  for (const auto& [job_id, table] : tables) {
+    JobReplayStats job;
+    job.stats = table->Stats();
+    job.stats.set_job_id(job_id);
+    job.positions_inserted = table->positions_inserted();
+    out.push_back(std::move(job));
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.stats.job_id() < b.stats.job_id();
+  });
+  return out;
+}
+
+}  // namespace mmapzero::replay

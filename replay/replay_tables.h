@@ -1,0 +1,117 @@
+// The replay server's core, without gRPC: one ReplayTable per job, the
+// ReplayService calls as proto in / proto out (checked, errors naming the
+// field and value; a rejected request changes nothing), and checkpoints.
+//
+// Tables: created for every job the coordinator assigns to this server,
+// with the capacity of its TrainingConfig.replay_size (and the priorities'
+// td_steps and discount), or on the first insert for a job not yet
+// assigned, with `default_capacity` until the assignment arrives (an actor
+// may learn the address a heartbeat before this server learns the job).
+//
+// Rate limiting (rate_limiter.h): SampleBatch waits up to `max_rate_wait`
+// (and never past the call's deadline) for inserts to lift the limit, then
+// answers FAILED_PRECONDITION with the reason, as replay.proto specifies;
+// the learner retries with backoff. A short wait rather than an immediate
+// refusal smooths a learner that is just ahead of the actors without
+// tying up server threads for long.
+//
+// Checkpoints: CheckpointAll writes each table that changed since its last
+// checkpoint to <data_dir>/replay/<job>/table.mzr (table_checkpoint.h);
+// LoadAll reads them back at start. A damaged file is logged, renamed to
+// table.mzr.damaged and skipped, so one bad table does not keep the
+// server, and every other job, down. Thread-safe.
+#ifndef MMAPZERO_REPLAY_REPLAY_TABLES_H_
+#define MMAPZERO_REPLAY_REPLAY_TABLES_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "proto/replay.pb.h"
+#include "proto/worker.pb.h"
+#include "replay/replay_table.h"
+
+namespace mmapzero::replay {
+
+struct ReplayTablesOptions {
+  std::string data_dir;             // "": no checkpoints
+  int64_t default_capacity = 2000;  // trajectories, until the job's config
+  ReplayTableOptions table;         // its capacity is ignored
+  absl::Duration max_rate_wait = absl::Milliseconds(500);
+  // Responses larger than this are refused (SampleBatch) or cut short
+  // (SampleForReanalyse) rather than failing in gRPC's transport.
+  int64_t max_message_bytes = 64 << 20;
+};
+
+// A job's figures for metrics.
+struct JobReplayStats {
+  v1::ReplayStats stats;
+  int64_t positions_inserted = 0;  // since this server loaded the table
+};
+
+class ReplayTables {
+ public:
+  explicit ReplayTables(ReplayTablesOptions options);
+
+  // Loads every table under <data_dir>/replay/ (see the file comment);
+  // returns how many were loaded.
+  absl::StatusOr<int> LoadAll() ABSL_LOCKS_EXCLUDED(mu_);
+
+  absl::StatusOr<v1::InsertTrajectoriesResponse> Insert(
+      const v1::InsertTrajectoriesRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
+  // `deadline`: the call's.
+  absl::StatusOr<v1::SampleBatchResponse> SampleBatch(
+      const v1::SampleBatchRequest& request, absl::Time deadline)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<v1::SampleForReanalyseResponse> SampleForReanalyse(
+      const v1::SampleForReanalyseRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<v1::UpdateTargetsResponse> UpdateTargets(
+      const v1::UpdateTargetsRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<v1::ReplayStats> GetStats(const v1::GetStatsRequest& request)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Creates or resizes the tables of the REPLAY assignments among
+  // `assignments` (other roles are ignored).
+  void Assign(const std::vector<v1::Assignment>& assignments)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Writes every table changed since its last checkpoint; the first error
+  // (the others are still tried). OK without a data_dir.
+  absl::Status CheckpointAll() ABSL_LOCKS_EXCLUDED(mu_, checkpoint_mu_);
+
+  std::vector<JobReplayStats> AllStats() const ABSL_LOCKS_EXCLUDED(mu_);
+
+  // <data_dir>/replay/<job_id>/table.mzr
+  std::string TablePath(const std::string& job_id) const;
+
+ private:
+  // The table of `job_id`; NotFound when there is none and `create` is
+  // false.
+  absl::StatusOr<std::shared_ptr<ReplayTable>> Table(const std::string& job_id,
+                                                     bool create)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  std::shared_ptr<ReplayTable> NewTable(int64_t capacity) const;
+
+  const ReplayTablesOptions options_;
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, std::shared_ptr<ReplayTable>> tables_
+      ABSL_GUARDED_BY(mu_);
+  absl::Mutex checkpoint_mu_;  // taken before mu_
+  // job -> ReplayTable::generation() at its last checkpoint or load.
+  absl::flat_hash_map<std::string, int64_t> saved_
+      ABSL_GUARDED_BY(checkpoint_mu_);
+};
+
+// OK when `job_id` is 1..128 characters of [A-Za-z0-9._-] and not "." or
+// ".." (it names a folder); InvalidArgument naming job_id otherwise.
+absl::Status CheckJobId(const std::string& job_id);
+
+}  // namespace mmapzero::replay
+
+#endif  // MMAPZERO_REPLAY_REPLAY_TABLES_H_

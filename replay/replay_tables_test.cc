@@ -1,0 +1,237 @@
+#include "replay/replay_tables.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "absl/time/clock.h"
+#include "coordinator/test_dir.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "replay/test_trajectories.h"
+
+namespace mmapzero::replay {
+namespace {
+
+using coordinator::TestDir;
+using ::testing::HasSubstr;
+
+ReplayTablesOptions Options(const std::string& data_dir) {
+  ReplayTablesOptions options;
+  options.data_dir = data_dir;
+  options.default_capacity = 10;
+  options.table.limiter.min_positions = 1;
+  options.table.limiter.samples_per_insert = 0;
+  options.max_rate_wait = absl::ZeroDuration();
+  return options;
+}
+
+v1::InsertTrajectoriesRequest Insert(const std::string& job,
+                                     std::vector<int> lengths) {
+  v1::InsertTrajectoriesRequest request;
+  request.set_job_id(job);
+  for (int n : lengths) *request.add_trajectories() = MakeProto(n);
+  return request;
+}
+
+v1::SampleBatchRequest Sample(const std::string& job, int batch, int k, int n) {
+  v1::SampleBatchRequest request;
+  request.set_job_id(job);
+  request.set_batch_size(batch);
+  request.set_unroll_steps(k);
+  request.set_td_steps(n);
+  request.set_discount(0.997);
+  request.set_seed(11);
+  return request;
+}
+
+const absl::Time kDeadline = absl::InfiniteFuture();
+
+TEST(ReplayTablesTest, WindowsHoldStepsStartToStartPlusKPlusN) {
+  ReplayTables tables(Options(""));
+  const auto inserted = tables.Insert(Insert("job-1", {10}));
+  ASSERT_TRUE(inserted.ok()) << inserted.status();
+  EXPECT_THAT(inserted->trajectory_ids(), testing::ElementsAre(1));
+  EXPECT_EQ(inserted->table_size(), 1);
+
+  const auto batch = tables.SampleBatch(Sample("job-1", 200, 2, 3), kDeadline);
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  ASSERT_EQ(batch->windows_size(), 200);
+  std::set<int> starts;
+  for (const v1::TrajectoryWindow& w : batch->windows()) {
+    const int start = w.start_step();
+    starts.insert(start);
+    EXPECT_EQ(w.trajectory_id(), 1u);
+    EXPECT_EQ(w.trajectory_length(), 10);
+    EXPECT_EQ(w.window().trajectory_id(), 1u);
+    EXPECT_EQ(w.window().targets_version(), 7);
+    EXPECT_EQ(w.window().parameter_version(), 7);
+    // K + n + 1 = 6 steps, clipped at step 9.
+    ASSERT_EQ(w.window().steps_size(), std::min(6, 10 - start)) << start;
+    for (int i = 0; i < w.window().steps_size(); ++i) {
+      const v1::TrajectoryStep& step = w.window().steps(i);
+      EXPECT_EQ(step.buffer(), start + i);
+      EXPECT_EQ(step.reward(), -static_cast<float>(start + i));
+      EXPECT_EQ(step.root_value(), static_cast<float>(start + i) / 10);
+      EXPECT_EQ(step.policy_size(), 3);
+      EXPECT_EQ(step.occupancy().size(), i == 0 ? 4u : 0u);
+      EXPECT_EQ(step.vector_size(), i == 0 ? 2 : 0);
+    }
+    EXPECT_EQ(w.window().steps(0).vector(0), static_cast<float>(start));
+  }
+  EXPECT_EQ(starts.size(), 10u);  // every start drawn in 200 tries
+}
+
+TEST(ReplayTablesTest, BadRequestsNameTheFieldAndChangeNothing) {
+  ReplayTables tables(Options(""));
+  auto status = tables.Insert(Insert("../etc", {2})).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("job_id: must be"));
+
+  v1::InsertTrajectoriesRequest bad = Insert("job-1", {2, 3});
+  bad.mutable_trajectories(1)->mutable_steps(2)->set_action(
+      static_cast<Action>(5));
+  status = tables.Insert(bad).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(),
+              HasSubstr("trajectories[1].steps[2].action: must be 0..2"));
+  bad = Insert("job-1", {2});
+  bad.mutable_trajectories(0)->set_trajectory_id(4);
+  EXPECT_THAT(tables.Insert(bad).status().message(),
+              HasSubstr("trajectories[0].trajectory_id: must be 0"));
+  EXPECT_TRUE(tables.AllStats().empty());  // no table was made
+
+  EXPECT_EQ(
+      tables.SampleBatch(Sample("job-9", 1, 1, 1), kDeadline).status().code(),
+      absl::StatusCode::kNotFound);
+  ASSERT_TRUE(tables.Insert(Insert("job-1", {2})).ok());
+  status = tables.SampleBatch(Sample("job-1", 0, 1, 1), kDeadline).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("batch_size: must be in 1..65536"));
+  EXPECT_EQ(tables.AllStats()[0].stats.sampled(), 0);
+}
+
+// Trajectories of 3 steps with 1000-byte occupancy maps: about 3.1 kB
+// whole, about 1 kB as a one-step window.
+absl::StatusCode ReanalyseCode(int64_t limit, int count, int* got) {
+  ReplayTablesOptions options = Options("");
+  options.max_message_bytes = limit;
+  ReplayTables tables(options);
+  v1::InsertTrajectoriesRequest request;
+  request.set_job_id("job-1");
+  *request.add_trajectories() = MakeProto(3, /*occupancy_size=*/1000);
+  *request.add_trajectories() = MakeProto(3, /*occupancy_size=*/1000);
+  EXPECT_TRUE(tables.Insert(request).ok());
+  v1::SampleForReanalyseRequest reanalyse;
+  reanalyse.set_job_id("job-1");
+  reanalyse.set_count(count);
+  const auto response = tables.SampleForReanalyse(reanalyse);
+  *got = response.ok() ? response->trajectories_size() : -1;
+  if (!response.ok()) {
+    EXPECT_THAT(response.status().message(),
+                HasSubstr("-byte message limit; ask for less"));
+  }
+  return response.status().code();
+}
+
+TEST(ReplayTablesTest, OversizedResponsesAreCutOrResourceExhausted) {
+  int got = 0;
+  EXPECT_EQ(ReanalyseCode(2000, 2, &got), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(ReanalyseCode(5000, 2, &got), absl::StatusCode::kOk);
+  EXPECT_EQ(got, 1);  // the second would not fit
+  EXPECT_EQ(ReanalyseCode(10000, 2, &got), absl::StatusCode::kOk);
+  EXPECT_EQ(got, 2);
+
+  ReplayTablesOptions options = Options("");
+  options.max_message_bytes = 2000;
+  ReplayTables tables(options);
+  v1::InsertTrajectoriesRequest request;
+  request.set_job_id("job-1");
+  *request.add_trajectories() = MakeProto(3, /*occupancy_size=*/1000);
+  ASSERT_TRUE(tables.Insert(request).ok());
+  EXPECT_TRUE(tables.SampleBatch(Sample("job-1", 1, 0, 0), kDeadline).ok());
+  const absl::Status status =
+      tables.SampleBatch(Sample("job-1", 3, 0, 0), kDeadline).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(status.message(), HasSubstr("SampleBatch with batch_size 3"));
+}
+
+TEST(ReplayTablesTest, AssignmentSizesTheTable) {
+  ReplayTables tables(Options(""));
+  v1::Assignment assignment;
+  assignment.set_job_id("job-3");
+  assignment.set_role(v1::WORKER_ROLE_REPLAY);
+  assignment.mutable_config()->mutable_training()->set_replay_size(2);
+  v1::Assignment actor = assignment;
+  actor.set_job_id("job-4");
+  actor.set_role(v1::WORKER_ROLE_ACTOR);
+  tables.Assign({assignment, actor});
+  ASSERT_EQ(tables.AllStats().size(), 1u);
+  EXPECT_EQ(tables.AllStats()[0].stats.capacity(), 2);
+  ASSERT_TRUE(tables.Insert(Insert("job-3", {1, 1, 1})).ok());
+  v1::GetStatsRequest get;
+  get.set_job_id("job-3");
+  EXPECT_EQ(tables.GetStats(get)->trajectories(), 2);
+}
+
+TEST(ReplayTablesTest, CheckpointThenRestartGivesTheSameContents) {
+  TestDir dir;
+  v1::SampleForReanalyseRequest all;
+  all.set_job_id("job-1");
+  all.set_count(100);
+  all.set_seed(3);
+  v1::SampleForReanalyseResponse before;
+  {
+    ReplayTables tables(Options(dir.path()));
+    ASSERT_TRUE(tables.Insert(Insert("job-1", {3, 5, 2})).ok());
+    ASSERT_TRUE(tables.Insert(Insert("job-2", {4})).ok());
+    v1::UpdateTargetsRequest update;
+    update.set_job_id("job-1");
+    v1::TargetUpdate* u = update.add_updates();
+    u->set_trajectory_id(2);
+    u->set_first_step(4);
+    u->add_root_values(-8);
+    for (float p : {0.0f, 0.0f, 1.0f}) u->add_policies(p);
+    u->set_parameter_version(31);
+    ASSERT_TRUE(tables.UpdateTargets(update).ok());
+    ASSERT_TRUE(tables.SampleBatch(Sample("job-1", 5, 1, 1), kDeadline).ok());
+    ASSERT_TRUE(tables.CheckpointAll().ok());
+    before = *tables.SampleForReanalyse(all);
+  }
+  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(dir.path()) /
+                                      "replay/job-1/table.mzr"));
+
+  ReplayTables restarted(Options(dir.path()));
+  ASSERT_EQ(*restarted.LoadAll(), 2);
+  const v1::SampleForReanalyseResponse after =
+      *restarted.SampleForReanalyse(all);
+  ASSERT_EQ(after.trajectories_size(), 3);
+  EXPECT_EQ(after.SerializeAsString(), before.SerializeAsString());
+  v1::GetStatsRequest get;
+  get.set_job_id("job-1");
+  const v1::ReplayStats stats = *restarted.GetStats(get);
+  EXPECT_EQ(stats.inserted(), 3);
+  EXPECT_EQ(stats.sampled(), 5);
+  EXPECT_EQ(stats.reanalysed(), 1);
+  EXPECT_EQ(stats.positions(), 10);
+  // Ids go on from where they were.
+  EXPECT_EQ(restarted.Insert(Insert("job-1", {1}))->trajectory_ids(0), 4u);
+}
+
+TEST(ReplayTablesTest, DamagedCheckpointIsSetAsideNotFatal) {
+  TestDir dir;
+  {
+    ReplayTables tables(Options(dir.path()));
+    ASSERT_TRUE(tables.Insert(Insert("job-1", {3})).ok());
+    ASSERT_TRUE(tables.Insert(Insert("job-2", {3})).ok());
+    ASSERT_TRUE(tables.CheckpointAll().ok());
+  }
+  const std::string path = dir.path() + "/replay/job-2/table.mzr";
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 3);
+  ReplayTables restarted(Options(dir.path()));
+  ASSERT_EQ(*restarted.LoadAll(), 1);
+  EXPECT_TRUE(std::filesystem::exists(path + ".damaged"));
+}
+
+}  // namespace
+}  // namespace mmapzero::replay

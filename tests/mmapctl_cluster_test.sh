@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# End-to-end test of the service commands against a real local cluster,
+# run by ctest:
+#   mmapctl_cluster_test.sh MMAPCTL SOURCE_DIR
+# `mmapctl local up` in a temporary data dir (the whole cluster when every
+# mmapzero-* binary is built next to mmapctl, else --only coordinator),
+# then: status of the cluster; submit examples/small.json with a short
+# budget (the coordinator found through <data dir>/coordinator.addr); list;
+# status; best --out (validated again by `mmapctl validate`) --svg; cancel;
+# watch of the cancelled job ends at once; an unknown job id and a
+# malformed workload exit non-zero with a clear message and leave the job
+# list unchanged; a second `local up` is refused; a missing binary is named;
+# `local down` leaves no process and no pid file behind.
+set -euo pipefail
+
+mmapctl=${1:?usage: mmapctl_cluster_test.sh MMAPCTL SOURCE_DIR}
+source_dir=${2:?source dir missing}
+bin_dir=$(dirname "$mmapctl")
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/mmapctl_cluster_test.XXXXXX")
+data=$work/data
+cleanup() {
+  "$mmapctl" local down --data-dir "$data" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+# Only this data dir; never a coordinator from the environment.
+unset MMAPZERO_COORDINATOR MMAPZERO_DATA_DIR
+
+fail() {
+  echo "FAIL: $*" >&2
+  for log in "$data"/*.log; do
+    [[ -f $log ]] && { echo "--- $log" >&2; tail -n 20 "$log" >&2; }
+  done
+  exit 1
+}
+
+# run NAME CMD...: runs mmapctl with CMD, shows its output, fails on non-zero.
+run() {
+  local name=$1
+  shift
+  echo "+ mmapctl $*"
+  local rc=0
+  "$mmapctl" "$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
+  cat "$work/$name.out" "$work/$name.err"
+  [[ $rc -eq 0 ]] || fail "'mmapctl $*' exited $rc"
+}
+
+# expect_failure NAME NEEDLE CMD...: mmapctl must exit non-zero and its stderr
+# must contain NEEDLE.
+expect_failure() {
+  local name=$1 needle=$2
+  shift 2
+  echo "+ mmapctl $* (must fail)"
+  local rc=0
+  "$mmapctl" "$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
+  cat "$work/$name.err"
+  [[ $rc -ne 0 ]] || fail "'mmapctl $*' exited 0"
+  grep -qF -- "$needle" "$work/$name.err" ||
+    fail "stderr of 'mmapctl $*' does not mention '$needle'"
+}
+
+only=(--only coordinator)
+all_built=1
+for role in coordinator replay learner actor reanalyse; do
+  [[ -x $bin_dir/mmapzero-$role ]] || all_built=0
+done
+if [[ $all_built -eq 1 ]]; then only=(); fi
+echo "services: ${only[*]:-all}"
+
+# A missing binary is named before anything starts.
+mkdir -p "$work/no_bin"
+expect_failure up_no_bin "mmapzero-coordinator" local up --data-dir "$data" \
+  --bin-dir "$work/no_bin"
+[[ ! -e $data/coordinator.pid ]] || fail "a failed 'local up' left a pid file"
+
+run up local up --data-dir "$data" "${only[@]}" --wait 60s
+coordinator_pid=$(cat "$data/coordinator.pid")
+[[ -s $data/coordinator.addr ]] || fail "no coordinator.addr in $data"
+[[ -f $data/coordinator.log ]] || fail "no coordinator.log in $data"
+expect_failure up_twice "already runs" local up --data-dir "$data" \
+  "${only[@]}"
+
+run local_status local status --data-dir "$data"
+grep -qE '^coordinator +[0-9]+ +yes +127\.0\.0\.1:[0-9]+ +SERVING' \
+  "$work/local_status.out" || fail "local status does not show a serving coordinator"
+
+run list_empty list --data-dir "$data"
+grep -q 'no jobs' "$work/list_empty.out" || fail "a new cluster lists jobs"
+
+run submit submit "$source_dir/examples/small.json" --budget 30s \
+  --name smoke --data-dir "$data"
+job=$(cat "$work/submit.out")
+[[ $job =~ ^job-[0-9]+$ ]] || fail "submit printed '$job', not a job id"
+
+run list list --data-dir "$data"
+grep -qE "^$job +smoke +(queued|running) " "$work/list.out" ||
+  fail "list does not show $job queued or running"
+jobs_before=$(grep -c '^job-' "$work/list.out")
+
+run status status "$job" --data-dir "$data"
+grep -qE '^state +(queued|running)$' "$work/status.out" ||
+  fail "status does not show $job queued or running"
+grep -qE '^budget +30s$' "$work/status.out" || fail "status lost the budget"
+
+run best best "$job" --out "$work/best.json" --svg "$work/best.svg" \
+  --data-dir "$data"
+grep -q 'VALID' "$work/best.err" || fail "best did not validate the solution"
+[[ -s $work/best.svg ]] || fail "best --svg wrote no picture"
+run validate validate "$source_dir/examples/small.json" "$work/best.json"
+grep -qw 'VALID' "$work/validate.out" || fail "the best solution is not valid"
+
+# Unknown jobs, by a well-formed and a malformed id.
+expect_failure status_unknown "no job 'job-999999'" status job-999999 \
+  --data-dir "$data"
+expect_failure best_unknown "no job 'nope'" best nope --out "$work/x.json" \
+  --data-dir "$data"
+[[ ! -e $work/x.json ]] || fail "best of an unknown job wrote a file"
+expect_failure cancel_unknown "no job 'job-999999'" cancel job-999999 \
+  --data-dir "$data"
+
+# A malformed workload is refused before anything is sent.
+echo '{"name": "broken", "buffers": [' >"$work/broken.json"
+expect_failure submit_malformed "broken.json" submit "$work/broken.json" \
+  --data-dir "$data"
+echo '{"name": "bad", "memory_size": -5}' >"$work/bad_fields.json"
+expect_failure submit_bad_fields "bad_fields.json" submit \
+  "$work/bad_fields.json" --data-dir "$data"
+expect_failure submit_bad_budget "--budget" submit \
+  "$source_dir/examples/small.json" --budget 25h --data-dir "$data"
+run list_after list --data-dir "$data"
+[[ $(grep -c '^job-' "$work/list_after.out") -eq $jobs_before ]] ||
+  fail "a refused submit changed the job list"
+
+run cancel cancel "$job" --reason "test over" --data-dir "$data"
+grep -q "$job cancelled" "$work/cancel.out" || fail "cancel did not cancel"
+run watch watch "$job" --for 20s --data-dir "$data"
+grep -q 'cancelled' "$work/watch.out" || fail "watch did not show the end"
+run list_json list --json --state cancelled --data-dir "$data"
+grep -q "\"job_id\": \"$job\"" "$work/list_json.out" ||
+  fail "list --state cancelled --json misses $job"
+
+run down local down --data-dir "$data"
+if kill -0 "$coordinator_pid" 2>/dev/null &&
+  ! grep -q '^Z' <(awk '{print $3}' "/proc/$coordinator_pid/stat" 2>/dev/null); then
+  fail "the coordinator (pid $coordinator_pid) still runs after local down"
+fi
+ls "$data"/*.pid >/dev/null 2>&1 && fail "local down left pid files"
+run status_down local status --data-dir "$data"
+grep -q 'no local cluster' "$work/status_down.out" ||
+  fail "local status after down shows services"
+echo "PASS"
