@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
+#include "common/rpc/metrics_endpoint.h"
 #include "prometheus/text_serializer.h"
 
 namespace mmapzero::actor {
@@ -64,15 +66,10 @@ absl::StatusOr<std::unique_ptr<ActorMetrics>> ActorMetrics::Start(
     const std::string& address) {
   std::unique_ptr<ActorMetrics> metrics(new ActorMetrics());
   if (address.empty()) return metrics;
-  try {  // prometheus-cpp (civetweb) reports a port it cannot bind by throwing
-    metrics->exposer_ = std::make_unique<prometheus::Exposer>(address);
-  } catch (const std::exception& e) {
-    return absl::UnavailableError(absl::StrCat(
-        "metrics: cannot serve /metrics on ", address, ": ", e.what()));
-  }
-  metrics->exposer_->RegisterCollectable(metrics->registry_);
-  const std::vector<int> ports = metrics->exposer_->GetListeningPorts();
-  metrics->port_ = ports.empty() ? 0 : ports.front();
+  ASSIGN_OR_RETURN(rpc::MetricsEndpoint endpoint,
+                   rpc::StartMetricsEndpoint(address, {metrics->registry_}));
+  metrics->exposer_ = std::move(endpoint.exposer);
+  metrics->port_ = endpoint.port;
   return metrics;
 }
 

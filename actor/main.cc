@@ -5,15 +5,11 @@
 // learners through the coordinator. SIGTERM or SIGINT: play stops, queued
 // trajectories get --drain-seconds to reach replay, heartbeats stop.
 #include <torch/torch.h>
-#include <unistd.h>
 
-#include <iostream>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "actor/actor_metrics.h"
 #include "actor/actor_worker.h"
@@ -37,12 +33,6 @@ ABSL_FLAG(int, threads, 1, "LibTorch intra-op threads per network call");
 namespace mmapzero::actor {
 namespace {
 
-std::string HostName() {
-  char name[256] = {};
-  if (gethostname(name, sizeof(name) - 1) != 0) return "actor";
-  return name;
-}
-
 absl::Status Run() {
   const sigset_t signals = rpc::BlockShutdownSignals();
   ActorWorkerOptions options;
@@ -52,7 +42,7 @@ absl::Status Run() {
   }
   options.capacity = absl::GetFlag(FLAGS_capacity);
   options.name = absl::GetFlag(FLAGS_name);
-  if (options.name.empty()) options.name = HostName();
+  if (options.name.empty()) options.name = rpc::HostName("actor");
   options.seed = absl::GetFlag(FLAGS_seed);
   options.trajectory_batch = absl::GetFlag(FLAGS_trajectory_batch);
   options.max_queued_trajectories =
@@ -88,19 +78,10 @@ absl::Status Run() {
 }  // namespace mmapzero::actor
 
 int main(int argc, char** argv) {
-  mmapzero::rpc::SetLogComponent("actor");
-  absl::SetProgramUsageMessage(
+  return mmapzero::rpc::RunServiceMain(
+      argc, argv, "actor",
       "the mmapzero self-play actor.\n"
       "  mmapzero-actor --coordinator HOST:PORT [--capacity N] "
-      "[--metrics-port N] [--name NAME]");
-  std::vector<std::string> storage;
-  std::vector<char*> args =
-      mmapzero::rpc::UnderscoreFlagNames(argc, argv, &storage);
-  absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
-  const absl::Status status = mmapzero::actor::Run();
-  if (!status.ok()) {
-    std::cerr << "mmapzero-actor: " << status.message() << "\n";
-    return 1;
-  }
-  return 0;
+      "[--metrics-port N] [--name NAME]",
+      &mmapzero::actor::Run);
 }

@@ -5,6 +5,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
+#include "common/rpc/metrics_endpoint.h"
 #include "prometheus/collectable.h"
 #include "prometheus/metric_family.h"
 
@@ -105,16 +107,11 @@ absl::StatusOr<std::unique_ptr<CoordinatorMetrics>> CoordinatorMetrics::Start(
                         .Help("RPCs served, by method and status code")
                         .Register(*metrics->registry_);
   metrics->jobs_ = std::make_shared<JobCollector>(coordinator);
-  try {  // prometheus-cpp (civetweb) reports a port it cannot bind by throwing
-    metrics->exposer_ = std::make_unique<prometheus::Exposer>(address);
-  } catch (const std::exception& e) {
-    return absl::UnavailableError(absl::StrCat(
-        "metrics: cannot serve /metrics on ", address, ": ", e.what()));
-  }
-  metrics->exposer_->RegisterCollectable(metrics->registry_);
-  metrics->exposer_->RegisterCollectable(metrics->jobs_);
-  const std::vector<int> ports = metrics->exposer_->GetListeningPorts();
-  metrics->port_ = ports.empty() ? 0 : ports.front();
+  ASSIGN_OR_RETURN(
+      rpc::MetricsEndpoint endpoint,
+      rpc::StartMetricsEndpoint(address, {metrics->registry_, metrics->jobs_}));
+  metrics->exposer_ = std::move(endpoint.exposer);
+  metrics->port_ = endpoint.port;
   return metrics;
 }
 

@@ -10,9 +10,6 @@
 #include <grpcpp/create_channel.h>
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/security/credentials.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -21,6 +18,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "common/features/config_presets.h"
+#include "common/rpc/loopback_http.h"
 #include "common/validate/validator.h"
 #include "common/workload/proto_io.h"
 #include "coordinator/test_dir.h"
@@ -628,34 +626,12 @@ TEST_F(CoordinatorServerTest, HealthCheckSaysServing) {
   EXPECT_EQ(HealthStatus(channel_.get(), "mmapzero.v1.WorkerService"), 1);
 }
 
-std::string HttpGet(int port, const std::string& path) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::string reply;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) ==
-      0) {
-    const std::string request =
-        "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
-    if (write(fd, request.data(), request.size()) ==
-        static_cast<ssize_t>(request.size())) {
-      char buffer[4096];
-      ssize_t n;
-      while ((n = read(fd, buffer, sizeof(buffer))) > 0)
-        reply.append(buffer, n);
-    }
-  }
-  close(fd);
-  return reply;
-}
-
 TEST_F(CoordinatorServerTest, MetricsShowJobStatesAndBestReturn) {
   RestartServer("heuristic", /*metrics=*/true);
   const std::string id = Submit();
   ASSERT_GT(server_->metrics_port(), 0);
-  const std::string metrics = HttpGet(server_->metrics_port(), "/metrics");
+  const std::string metrics =
+      rpc::LoopbackHttpGet(server_->metrics_port(), "/metrics");
   EXPECT_THAT(metrics,
               HasSubstr("mmapzero_coordinator_jobs{state=\"queued\"} 1"));
   EXPECT_THAT(metrics, HasSubstr("mmapzero_job_best_normalised_return{job=\"" +

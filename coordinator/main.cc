@@ -15,8 +15,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
@@ -84,19 +82,10 @@ absl::Status Run() {
 }  // namespace mmapzero::coordinator
 
 int main(int argc, char** argv) {
-  mmapzero::rpc::SetLogComponent("coordinator");
-  absl::SetProgramUsageMessage(
+  return mmapzero::rpc::RunServiceMain(
+      argc, argv, "coordinator",
       "the mmapzero coordinator: jobs, workers, leases, best solutions.\n"
       "  mmapzero-coordinator --data-dir DIR [--listen HOST:PORT] "
-      "[--metrics-port N] [--config FILE] [--address-file FILE]");
-  std::vector<std::string> storage;
-  std::vector<char*> args =
-      mmapzero::rpc::UnderscoreFlagNames(argc, argv, &storage);
-  absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
-  const absl::Status status = mmapzero::coordinator::Run();
-  if (!status.ok()) {
-    std::cerr << "mmapzero-coordinator: " << status.message() << "\n";
-    return 1;
-  }
-  return 0;
+      "[--metrics-port N] [--config FILE] [--address-file FILE]",
+      &mmapzero::coordinator::Run);
 }

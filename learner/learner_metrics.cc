@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/base/status_macros.h"
+#include "common/rpc/metrics_endpoint.h"
 #include "prometheus/text_serializer.h"
 
 namespace mmapzero::learner {
@@ -60,15 +62,10 @@ absl::StatusOr<std::unique_ptr<LearnerMetrics>> LearnerMetrics::Start(
                   .Help("RPCs served, by method and status code")
                   .Register(r);
   if (!address.empty()) {
-    try {  // civetweb reports a port it cannot bind by throwing
-      m->exposer_ = std::make_unique<prometheus::Exposer>(address);
-    } catch (const std::exception& e) {
-      return absl::UnavailableError(absl::StrCat(
-          "metrics: cannot serve /metrics on ", address, ": ", e.what()));
-    }
-    m->exposer_->RegisterCollectable(m->registry_);
-    const std::vector<int> ports = m->exposer_->GetListeningPorts();
-    m->port_ = ports.empty() ? 0 : ports.front();
+    ASSIGN_OR_RETURN(rpc::MetricsEndpoint endpoint,
+                     rpc::StartMetricsEndpoint(address, {m->registry_}));
+    m->exposer_ = std::move(endpoint.exposer);
+    m->port_ = endpoint.port;
   }
   return m;
 }

@@ -5,15 +5,11 @@
 // learners through the coordinator. SIGTERM or SIGINT: every job ends after
 // its current round, heartbeats stop.
 #include <torch/torch.h>
-#include <unistd.h>
 
-#include <iostream>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/log_line.h"
@@ -34,12 +30,6 @@ ABSL_FLAG(int, threads, 1, "LibTorch intra-op threads per network call");
 namespace mmapzero::reanalyse {
 namespace {
 
-std::string HostName() {
-  char name[256] = {};
-  if (gethostname(name, sizeof(name) - 1) != 0) return "reanalyse";
-  return name;
-}
-
 absl::Status Run() {
   const sigset_t signals = rpc::BlockShutdownSignals();
   ReanalyseWorkerOptions options;
@@ -49,7 +39,7 @@ absl::Status Run() {
   }
   options.capacity = absl::GetFlag(FLAGS_capacity);
   options.name = absl::GetFlag(FLAGS_name);
-  if (options.name.empty()) options.name = HostName();
+  if (options.name.empty()) options.name = rpc::HostName("reanalyse");
   options.seed = absl::GetFlag(FLAGS_seed);
   options.trajectories_per_round = absl::GetFlag(FLAGS_trajectories_per_round);
   const int threads = absl::GetFlag(FLAGS_threads);
@@ -81,19 +71,10 @@ absl::Status Run() {
 }  // namespace mmapzero::reanalyse
 
 int main(int argc, char** argv) {
-  mmapzero::rpc::SetLogComponent("reanalyse");
-  absl::SetProgramUsageMessage(
+  return mmapzero::rpc::RunServiceMain(
+      argc, argv, "reanalyse",
       "the mmapzero reanalyse worker.\n"
       "  mmapzero-reanalyse --coordinator HOST:PORT [--capacity N] "
-      "[--metrics-port N] [--name NAME]");
-  std::vector<std::string> storage;
-  std::vector<char*> args =
-      mmapzero::rpc::UnderscoreFlagNames(argc, argv, &storage);
-  absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
-  const absl::Status status = mmapzero::reanalyse::Run();
-  if (!status.ok()) {
-    std::cerr << "mmapzero-reanalyse: " << status.message() << "\n";
-    return 1;
-  }
-  return 0;
+      "[--metrics-port N] [--name NAME]",
+      &mmapzero::reanalyse::Run);
 }

@@ -6,13 +6,10 @@
 // given after it override it. SIGTERM or SIGINT shuts down gracefully:
 // health NOT_SERVING, in-flight calls finish, heartbeats stop, every table
 // is checkpointed.
-#include <iostream>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
@@ -131,19 +128,10 @@ absl::Status Run() {
 }  // namespace mmapzero::replay
 
 int main(int argc, char** argv) {
-  mmapzero::rpc::SetLogComponent("replay");
-  absl::SetProgramUsageMessage(
+  return mmapzero::rpc::RunServiceMain(
+      argc, argv, "replay",
       "the mmapzero replay service: per-job tables of self-play games.\n"
       "  mmapzero-replay --data-dir DIR [--listen HOST:PORT] "
-      "[--coordinator HOST:PORT] [--metrics-port N] [--flagfile FILE]");
-  std::vector<std::string> storage;
-  std::vector<char*> args =
-      mmapzero::rpc::UnderscoreFlagNames(argc, argv, &storage);
-  absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
-  const absl::Status status = mmapzero::replay::Run();
-  if (!status.ok()) {
-    std::cerr << "mmapzero-replay: " << status.message() << "\n";
-    return 1;
-  }
-  return 0;
+      "[--coordinator HOST:PORT] [--metrics-port N] [--flagfile FILE]",
+      &mmapzero::replay::Run);
 }

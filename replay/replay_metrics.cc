@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
+#include "common/rpc/metrics_endpoint.h"
 #include "prometheus/collectable.h"
 #include "prometheus/metric_family.h"
 
@@ -95,16 +97,11 @@ absl::StatusOr<std::unique_ptr<ReplayMetrics>> ReplayMetrics::Start(
                            .Help("Server-side RPC latency, by method")
                            .Register(*metrics->registry_);
   metrics->tables_ = std::make_shared<TableCollector>(tables);
-  try {  // prometheus-cpp (civetweb) reports a port it cannot bind by throwing
-    metrics->exposer_ = std::make_unique<prometheus::Exposer>(address);
-  } catch (const std::exception& e) {
-    return absl::UnavailableError(absl::StrCat(
-        "metrics: cannot serve /metrics on ", address, ": ", e.what()));
-  }
-  metrics->exposer_->RegisterCollectable(metrics->registry_);
-  metrics->exposer_->RegisterCollectable(metrics->tables_);
-  const std::vector<int> ports = metrics->exposer_->GetListeningPorts();
-  metrics->port_ = ports.empty() ? 0 : ports.front();
+  ASSIGN_OR_RETURN(rpc::MetricsEndpoint endpoint,
+                   rpc::StartMetricsEndpoint(
+                       address, {metrics->registry_, metrics->tables_}));
+  metrics->exposer_ = std::move(endpoint.exposer);
+  metrics->port_ = endpoint.port;
   return metrics;
 }
 

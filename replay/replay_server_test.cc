@@ -3,14 +3,12 @@
 #include <grpcpp/client_context.h>
 #include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "common/rpc/loopback_http.h"
 #include "coordinator/test_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -118,31 +116,6 @@ TEST_F(ReplayServerTest, InsertSampleAndStatsOverLoopback) {
   EXPECT_THAT(missing.error_message(), HasSubstr("job-000002"));
 }
 
-// The body of GET `path` on loopback `port` (HTTP/1.0: read to the end).
-std::string HttpGet(int port, const std::string& path) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::string reply;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) ==
-      0) {
-    const std::string request =
-        "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
-    if (write(fd, request.data(), request.size()) ==
-        static_cast<ssize_t>(request.size())) {
-      char buffer[4096];
-      ssize_t n;
-      while ((n = read(fd, buffer, sizeof(buffer))) > 0) {
-        reply.append(buffer, n);
-      }
-    }
-  }
-  close(fd);
-  return reply;
-}
-
 TEST_F(ReplayServerTest, MetricsShowTableSizesAndSampleLatency) {
   StartServer(64 << 20, /*metrics=*/true);
   ASSERT_GT(server_->metrics_port(), 0);
@@ -151,7 +124,8 @@ TEST_F(ReplayServerTest, MetricsShowTableSizesAndSampleLatency) {
   *insert.add_trajectories() = MakeProto(6);
   v1::InsertTrajectoriesResponse inserted;
   ASSERT_TRUE(Insert(insert, &inserted).ok());
-  const std::string metrics = HttpGet(server_->metrics_port(), "/metrics");
+  const std::string metrics =
+      rpc::LoopbackHttpGet(server_->metrics_port(), "/metrics");
   EXPECT_THAT(metrics,
               HasSubstr("mmapzero_replay_positions{job=\"job-000001\"} 6"));
   EXPECT_THAT(metrics, HasSubstr("mmapzero_replay_inserted_positions_total{"

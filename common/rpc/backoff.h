@@ -4,8 +4,8 @@
 #ifndef MMAPZERO_COMMON_RPC_BACKOFF_H_
 #define MMAPZERO_COMMON_RPC_BACKOFF_H_
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <random>
 
 #include "absl/time/time.h"

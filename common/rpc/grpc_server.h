@@ -8,8 +8,8 @@
 #ifndef MMAPZERO_COMMON_RPC_GRPC_SERVER_H_
 #define MMAPZERO_COMMON_RPC_GRPC_SERVER_H_
 
-#include <grpcpp/server.h>
 #include <grpcpp/impl/codegen/service_type.h>
+#include <grpcpp/server.h>
 
 #include <memory>
 #include <string>
@@ -22,7 +22,7 @@ namespace mmapzero::rpc {
 struct GrpcServerOptions {
   std::string listen = "127.0.0.1:0";
   int max_message_bytes = 64 << 20;
-  std::vector<grpc::Service*> services;  // not owned; outlive the server
+  std::vector<grpc::Service*> services;    // not owned; outlive the server
   std::vector<std::string> service_names;  // full names, for health
 };
 

@@ -1,9 +1,15 @@
 #include "common/rpc/service_main.h"
 
 #include <pthread.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
+#include <iostream>
+
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "common/rpc/log_line.h"
 
 namespace mmapzero::rpc {
 
@@ -22,6 +28,14 @@ std::string WaitForShutdownSignal(const sigset_t& signals) {
   return strsignal(signal_number);
 }
 
+std::string HostName(const std::string& fallback) {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') {
+    return fallback;
+  }
+  return name;
+}
+
 std::vector<char*> UnderscoreFlagNames(int argc, char** argv,
                                        std::vector<std::string>* storage) {
   storage->assign(argv, argv + argc);
@@ -34,6 +48,21 @@ std::vector<char*> UnderscoreFlagNames(int argc, char** argv,
     pointers.push_back(arg.data());
   }
   return pointers;
+}
+
+int RunServiceMain(int argc, char** argv, const std::string& component,
+                   const std::string& usage, absl::Status (*run)()) {
+  SetLogComponent(component);
+  absl::SetProgramUsageMessage(usage);
+  std::vector<std::string> storage;
+  std::vector<char*> args = UnderscoreFlagNames(argc, argv, &storage);
+  absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+  const absl::Status status = run();
+  if (!status.ok()) {
+    std::cerr << "mmapzero-" << component << ": " << status.message() << "\n";
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace mmapzero::rpc

@@ -1,6 +1,7 @@
 // What every service's thin main shares: shutdown signals waited for on
 // the main thread, and the documented dashed flag names (--data-dir) fed to
-// absl flags, which spell them with underscores (--data_dir).
+// absl flags, which spell them with underscores (--data_dir); the whole
+// main() of a service that needs nothing more.
 #ifndef MMAPZERO_COMMON_RPC_SERVICE_MAIN_H_
 #define MMAPZERO_COMMON_RPC_SERVICE_MAIN_H_
 
@@ -8,6 +9,8 @@
 
 #include <string>
 #include <vector>
+
+#include "absl/status/status.h"
 
 namespace mmapzero::rpc {
 
@@ -18,6 +21,16 @@ sigset_t BlockShutdownSignals();
 
 // Waits for one of `signals`; returns its name ("Terminated").
 std::string WaitForShutdownSignal(const sigset_t& signals);
+
+// The machine's host name (a worker's default name for humans), or
+// `fallback` when it cannot be read.
+std::string HostName(const std::string& fallback);
+
+// A service's whole main(): sets the log component, parses the flags
+// (dashed names accepted), calls `run` and turns its error into
+// "mmapzero-COMPONENT: message" on stderr and exit status 1.
+int RunServiceMain(int argc, char** argv, const std::string& component,
+                   const std::string& usage, absl::Status (*run)());
 
 // "--data-dir=x" -> "--data_dir=x"; `storage` owns the strings pointed to.
 std::vector<char*> UnderscoreFlagNames(int argc, char** argv,

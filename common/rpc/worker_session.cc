@@ -23,9 +23,8 @@ void SetDeadline(grpc::ClientContext* context, absl::Duration deadline) {
 
 // An assignment with its job's workload and config, from `cache` when the
 // coordinator left them out.
-v1::Assignment Filled(
-    const v1::Assignment& assignment,
-    absl::flat_hash_map<std::string, v1::Assignment>* cache) {
+v1::Assignment Filled(const v1::Assignment& assignment,
+                      absl::flat_hash_map<std::string, v1::Assignment>* cache) {
   auto it = cache->find(assignment.job_id());
   if (assignment.has_workload()) {
     v1::Assignment& cached = (*cache)[assignment.job_id()];
@@ -171,10 +170,9 @@ bool WorkerSession::HeartbeatOnce() {
            a.replay_address() == b.replay_address() &&
            a.parameter_address() == b.parameter_address();
   };
-  const bool changed =
-      assignments.size() != assignments_.size() ||
-      !std::equal(assignments.begin(), assignments.end(),
-                  assignments_.begin(), same);
+  const bool changed = assignments.size() != assignments_.size() ||
+                       !std::equal(assignments.begin(), assignments.end(),
+                                   assignments_.begin(), same);
   assignments_ = std::move(assignments);
   if (changed) {
     ++version_;
@@ -193,8 +191,7 @@ std::vector<v1::Assignment> WorkerSession::Assignments() const {
   return assignments_;
 }
 
-int64_t WorkerSession::AwaitChange(int64_t seen,
-                                   absl::Duration timeout) const {
+int64_t WorkerSession::AwaitChange(int64_t seen, absl::Duration timeout) const {
   const absl::Time deadline = absl::Now() + timeout;
   absl::MutexLock lock(&mu_);
   while (version_ == seen && !stopping_) {

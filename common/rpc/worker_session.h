@@ -34,9 +34,9 @@ namespace mmapzero::rpc {
 struct WorkerSessionOptions {
   std::string coordinator;  // host:port
   v1::WorkerRole role = v1::WORKER_ROLE_UNSPECIFIED;
-  std::string address;      // where this worker serves ("" if it does not)
-  int capacity = 1;         // jobs at once
-  std::string name;         // for humans
+  std::string address;  // where this worker serves ("" if it does not)
+  int capacity = 1;     // jobs at once
+  std::string name;     // for humans
   absl::Duration rpc_deadline = absl::Seconds(5);
 };
 
@@ -98,7 +98,7 @@ class WorkerSession {
   int64_t heartbeats_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   mutable absl::CondVar changed_;  // version_ or stopping_ changed
-  std::jthread thread_;  // last: stopped and joined first
+  std::jthread thread_;            // last: stopped and joined first
 };
 
 }  // namespace mmapzero::rpc
