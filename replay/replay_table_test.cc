@@ -115,10 +115,12 @@ TEST(ReplayTableTest, PrioritisedFavoursLargeValueErrors) {
   u->add_root_values(5);
   for (int i = 0; i < 6; ++i) u->add_policies(1);
   ASSERT_TRUE(table.UpdateTargets(update).ok());
+  // Kept in a variable: a range-for over `*Temporary()` would iterate a
+  // StatusOr destroyed before the loop body (ASan: stack-use-after-scope).
+  const auto resampled = table.SampleWindows(2000, 3, kNoWait);
+  ASSERT_TRUE(resampled.ok());
   step1 = 0;
-  for (const SampledWindow& w : *table.SampleWindows(2000, 3, kNoWait)) {
-    step1 += w.start == 1;
-  }
+  for (const SampledWindow& w : *resampled) step1 += w.start == 1;
   EXPECT_GT(step1, 1988);  // about 1999.6 expected
 }
 
