@@ -15,6 +15,7 @@
 #include "actor/actor_worker.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/log_line.h"
+#include "common/rpc/metrics_endpoint.h"
 #include "common/rpc/service_main.h"
 
 ABSL_FLAG(std::string, coordinator, "",
@@ -56,10 +57,9 @@ absl::Status Run() {
   // not intra-op threads (see common/model/muzero_solver.cc).
   torch::set_num_threads(threads);
   const int metrics_port = absl::GetFlag(FLAGS_metrics_port);
-  ASSIGN_OR_RETURN(std::unique_ptr<ActorMetrics> metrics,
-                   ActorMetrics::Start(
-                       metrics_port > 0 ? absl::StrCat("0.0.0.0:", metrics_port)
-                                        : std::string()));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<ActorMetrics> metrics,
+      ActorMetrics::Start(rpc::MetricsListenAddress(metrics_port)));
   options.metrics = metrics.get();
   ASSIGN_OR_RETURN(std::unique_ptr<ActorWorker> worker,
                    ActorWorker::Start(options));

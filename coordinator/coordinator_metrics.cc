@@ -102,10 +102,8 @@ absl::StatusOr<std::unique_ptr<CoordinatorMetrics>> CoordinatorMetrics::Start(
     const std::string& address, Coordinator* coordinator) {
   std::unique_ptr<CoordinatorMetrics> metrics(new CoordinatorMetrics());
   metrics->registry_ = std::make_shared<prometheus::Registry>();
-  metrics->rpcs_ = &prometheus::BuildCounter()
-                        .Name("mmapzero_coordinator_rpcs_total")
-                        .Help("RPCs served, by method and status code")
-                        .Register(*metrics->registry_);
+  metrics->rpcs_ = rpc::RpcMetrics(*metrics->registry_, "coordinator",
+                                   /*with_latency=*/false);
   metrics->jobs_ = std::make_shared<JobCollector>(coordinator);
   ASSIGN_OR_RETURN(
       rpc::MetricsEndpoint endpoint,
@@ -121,10 +119,7 @@ CoordinatorMetrics::~CoordinatorMetrics() {
 
 void CoordinatorMetrics::OnRpc(absl::string_view method, absl::StatusCode code,
                                absl::Duration latency) {
-  rpcs_
-      ->Add({{"method", std::string(method)},
-             {"code", absl::StatusCodeToString(code)}})
-      .Increment();
+  rpcs_.Record(method, code, latency);
 }
 
 }  // namespace mmapzero::coordinator

@@ -10,8 +10,9 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "coordinator/coordinator.h"
 #include "common/rpc/rpc_handler.h"
+#include "common/rpc/rpc_metrics.h"
+#include "coordinator/coordinator.h"
 #include "prometheus/counter.h"
 #include "prometheus/exposer.h"
 #include "prometheus/family.h"
@@ -37,7 +38,7 @@ class CoordinatorMetrics final : public RpcObserver {
   CoordinatorMetrics() = default;
 
   std::shared_ptr<prometheus::Registry> registry_;
-  prometheus::Family<prometheus::Counter>* rpcs_ = nullptr;
+  rpc::RpcMetrics rpcs_;
   std::shared_ptr<prometheus::Collectable> jobs_;
   std::unique_ptr<prometheus::Exposer> exposer_;
   int port_ = 0;

@@ -57,10 +57,7 @@ absl::StatusOr<std::unique_ptr<LearnerMetrics>> LearnerMetrics::Start(
                     .Name("mmapzero_learner_device")
                     .Help("1 for the device training runs on")
                     .Register(r);
-  m->rpcs_ = &prometheus::BuildCounter()
-                  .Name("mmapzero_learner_rpcs_total")
-                  .Help("RPCs served, by method and status code")
-                  .Register(r);
+  m->rpcs_ = rpc::RpcMetrics(r, "learner", /*with_latency=*/false);
   if (!address.empty()) {
     ASSIGN_OR_RETURN(rpc::MetricsEndpoint endpoint,
                      rpc::StartMetricsEndpoint(address, {m->registry_}));
@@ -108,10 +105,7 @@ void LearnerMetrics::OnCheckpoint(const std::string& job) {
 
 void LearnerMetrics::OnRpc(absl::string_view method, absl::StatusCode code,
                            absl::Duration latency) {
-  rpcs_
-      ->Add({{"method", std::string(method)},
-             {"code", absl::StatusCodeToString(code)}})
-      .Increment();
+  rpcs_.Record(method, code, latency);
 }
 
 std::string LearnerMetrics::Text() const {

@@ -18,6 +18,7 @@
 #include "absl/time/time.h"
 #include "common/model/learner.h"
 #include "common/rpc/rpc_handler.h"
+#include "common/rpc/rpc_metrics.h"
 #include "prometheus/counter.h"
 #include "prometheus/exposer.h"
 #include "prometheus/family.h"
@@ -59,7 +60,7 @@ class LearnerMetrics final : public rpc::RpcObserver {
   prometheus::Family<prometheus::Counter>* checkpoints_ = nullptr;
   prometheus::Family<prometheus::Histogram>* batch_wait_ = nullptr;
   prometheus::Family<prometheus::Gauge>* device_ = nullptr;
-  prometheus::Family<prometheus::Counter>* rpcs_ = nullptr;
+  rpc::RpcMetrics rpcs_;
   std::unique_ptr<prometheus::Exposer> exposer_;
   int port_ = 0;
 

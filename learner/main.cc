@@ -20,6 +20,7 @@
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/log_line.h"
+#include "common/rpc/metrics_endpoint.h"
 #include "common/rpc/service_main.h"
 #include "learner/learner_worker.h"
 
@@ -84,8 +85,7 @@ absl::StatusOr<LearnerWorkerOptions> OptionsFromFlags() {
     return absl::InvalidArgumentError(
         absl::StrCat("--metrics-port: 0 to 65535, got ", metrics_port));
   }
-  if (metrics_port > 0)
-    o.metrics_listen = absl::StrCat("0.0.0.0:", metrics_port);
+  o.metrics_listen = rpc::MetricsListenAddress(metrics_port);
   o.name = absl::GetFlag(FLAGS_name);
   o.capacity = absl::GetFlag(FLAGS_capacity);
   if (o.capacity < 1) {

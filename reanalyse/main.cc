@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/log_line.h"
+#include "common/rpc/metrics_endpoint.h"
 #include "common/rpc/service_main.h"
 #include "reanalyse/reanalyse_metrics.h"
 #include "reanalyse/reanalyse_worker.h"
@@ -49,10 +50,9 @@ absl::Status Run() {
   }
   torch::set_num_threads(threads);
   const int metrics_port = absl::GetFlag(FLAGS_metrics_port);
-  ASSIGN_OR_RETURN(std::unique_ptr<ReanalyseMetrics> metrics,
-                   ReanalyseMetrics::Start(
-                       metrics_port > 0 ? absl::StrCat("0.0.0.0:", metrics_port)
-                                        : std::string()));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<ReanalyseMetrics> metrics,
+      ReanalyseMetrics::Start(rpc::MetricsListenAddress(metrics_port)));
   options.metrics = metrics.get();
   ASSIGN_OR_RETURN(std::unique_ptr<ReanalyseWorker> worker,
                    ReanalyseWorker::Start(options));

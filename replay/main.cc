@@ -14,6 +14,7 @@
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/log_line.h"
+#include "common/rpc/metrics_endpoint.h"
 #include "common/rpc/service_main.h"
 #include "replay/replay_server.h"
 
@@ -60,9 +61,8 @@ absl::StatusOr<ReplayServerOptions> OptionsFromFlags() {
   options.coordinator = absl::GetFlag(FLAGS_coordinator);
   options.job_capacity = absl::GetFlag(FLAGS_jobs);
   options.name = absl::GetFlag(FLAGS_name);
-  if (const int port = absl::GetFlag(FLAGS_metrics_port); port > 0) {
-    options.metrics_listen = absl::StrCat("0.0.0.0:", port);
-  }
+  options.metrics_listen =
+      rpc::MetricsListenAddress(absl::GetFlag(FLAGS_metrics_port));
   options.checkpoint_interval =
       absl::Seconds(absl::GetFlag(FLAGS_checkpoint_seconds));
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_mb) << 20;

@@ -88,14 +88,8 @@ absl::StatusOr<std::unique_ptr<ReplayMetrics>> ReplayMetrics::Start(
     const std::string& address, const ReplayTables* tables) {
   std::unique_ptr<ReplayMetrics> metrics(new ReplayMetrics());
   metrics->registry_ = std::make_shared<prometheus::Registry>();
-  metrics->rpcs_ = &prometheus::BuildCounter()
-                        .Name("mmapzero_replay_rpcs_total")
-                        .Help("RPCs served, by method and status code")
-                        .Register(*metrics->registry_);
-  metrics->latency_ = &prometheus::BuildHistogram()
-                           .Name("mmapzero_replay_rpc_latency_seconds")
-                           .Help("Server-side RPC latency, by method")
-                           .Register(*metrics->registry_);
+  metrics->rpcs_ =
+      rpc::RpcMetrics(*metrics->registry_, "replay", /*with_latency=*/true);
   metrics->tables_ = std::make_shared<TableCollector>(tables);
   ASSIGN_OR_RETURN(rpc::MetricsEndpoint endpoint,
                    rpc::StartMetricsEndpoint(
@@ -111,15 +105,7 @@ ReplayMetrics::~ReplayMetrics() {
 
 void ReplayMetrics::OnRpc(absl::string_view method, absl::StatusCode code,
                           absl::Duration latency) {
-  rpcs_
-      ->Add({{"method", std::string(method)},
-             {"code", absl::StatusCodeToString(code)}})
-      .Increment();
-  static const prometheus::Histogram::BucketBoundaries* buckets =
-      new prometheus::Histogram::BucketBoundaries{
-          0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 3};
-  latency_->Add({{"method", std::string(method)}}, *buckets)
-      .Observe(absl::ToDoubleSeconds(latency));
+  rpcs_.Record(method, code, latency);
 }
 
 }  // namespace mmapzero::replay

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/rpc/rpc_handler.h"
+#include "common/rpc/rpc_metrics.h"
 #include "prometheus/counter.h"
 #include "prometheus/exposer.h"
 #include "prometheus/family.h"
@@ -36,8 +37,7 @@ class ReplayMetrics final : public rpc::RpcObserver {
   ReplayMetrics() = default;
 
   std::shared_ptr<prometheus::Registry> registry_;
-  prometheus::Family<prometheus::Counter>* rpcs_ = nullptr;
-  prometheus::Family<prometheus::Histogram>* latency_ = nullptr;
+  rpc::RpcMetrics rpcs_;
   std::shared_ptr<prometheus::Collectable> tables_;
   std::unique_ptr<prometheus::Exposer> exposer_;
   int port_ = 0;

@@ -6,6 +6,10 @@
 
 namespace mmapzero::rpc {
 
+std::string MetricsListenAddress(int port) {
+  return port > 0 ? absl::StrCat("0.0.0.0:", port) : std::string();
+}
+
 absl::StatusOr<MetricsEndpoint> StartMetricsEndpoint(
     const std::string& address,
     const std::vector<std::weak_ptr<prometheus::Collectable>>& collectables) {

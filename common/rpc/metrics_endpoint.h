@@ -22,6 +22,10 @@ struct MetricsEndpoint {
   int port = 0;  // the port bound
 };
 
+// The address a --metrics-port flag asks for: "0.0.0.0:PORT", or "" (no
+// endpoint) for port 0.
+std::string MetricsListenAddress(int port);
+
 absl::StatusOr<MetricsEndpoint> StartMetricsEndpoint(
     const std::string& address,
     const std::vector<std::weak_ptr<prometheus::Collectable>>& collectables);
