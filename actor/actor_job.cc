@@ -4,24 +4,15 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "actor/job_networks.h"
 #include "common/agent/trajectory_proto.h"
 #include "common/base/status_macros.h"
-#include "common/features/config_presets.h"
 #include "common/game/program.h"
 #include "common/model/networks.h"
 #include "common/rpc/log_line.h"
 #include "common/solvers/search_budget.h"
 
 namespace mmapzero::actor {
-namespace {
-
-// Prefixes `status` with the job, keeping its code.
-absl::Status InJob(const std::string& job_id, const absl::Status& status) {
-  return absl::Status(status.code(),
-                      absl::StrCat("job ", job_id, ": ", status.message()));
-}
-
-}  // namespace
 
 absl::StatusOr<std::shared_ptr<ActorJob>> ActorJob::Start(
     const v1::Assignment& assignment, const ActorJobOptions& options) {
@@ -30,27 +21,15 @@ absl::StatusOr<std::shared_ptr<ActorJob>> ActorJob::Start(
     return absl::InvalidArgumentError("actor job: no worker session");
   }
   const MuZeroConfig& config = assignment.config();
-  if (absl::Status status = features::CheckMuZeroConfig(config); !status.ok()) {
-    return InJob(job_id, status);
-  }
+  absl::StatusOr<JobNetworks> networks =
+      CreateJobNetworks(job_id, config, options.parameter_poll);
+  if (!networks.ok()) return networks.status();
   absl::StatusOr<std::shared_ptr<const game::Program>> program =
       game::Program::Create(assignment.workload());
   if (!program.ok()) return InJob(job_id, program.status());
-  const model::ObservationShape shape = model::ShapeOf(config.features());
-  absl::StatusOr<model::MuZeroNetwork> network =
-      model::CreateNetwork(config.network(), shape);
-  if (!network.ok()) return InJob(job_id, network.status());
-  absl::StatusOr<model::MuZeroNetwork> staging =
-      model::CreateNetwork(config.network(), shape);
-  if (!staging.ok()) return InJob(job_id, staging.status());
 
-  auto poller = std::make_unique<ParameterPoller>(
-      ParameterPollerOptions{.job_id = job_id,
-                             .interval = options.parameter_poll,
-                             .rpc_deadline = absl::Seconds(30)},
-      *std::move(staging));
   std::shared_ptr<ActorJob> job(
-      new ActorJob(job_id, options, std::move(poller)));
+      new ActorJob(job_id, options, std::move(networks->poller)));
   model::SelfPlay::Options play{
       .config = config,
       // The worker id (unique per registration) keeps identical actor pods
@@ -68,7 +47,8 @@ absl::StatusOr<std::shared_ptr<ActorJob>> ActorJob::Start(
         raw->OnGame(game, std::move(trajectory));
       }};
   absl::StatusOr<std::unique_ptr<model::SelfPlay>> self_play =
-      model::SelfPlay::Create(*program, *std::move(network), std::move(play));
+      model::SelfPlay::Create(*program, std::move(networks->network),
+                              std::move(play));
   if (!self_play.ok()) return InJob(job_id, self_play.status());
   job->self_play_ = *std::move(self_play);
   if (options.metrics != nullptr) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/cluster: the cost of distribution. For each workload, self-play
 # moves per second of
-#   solve      `mmapctl solve W --solver muzero --threads 2`: one process,
+#   solve      `mmapctl solve W --solver muzero --in-process --threads 2`: one process,
 #              one actor thread + one learner thread (the baseline);
 #   cluster    `mmapctl local up --actors 1 --reanalyse R` and the same
 #              workload submitted as a job (`cpu` preset, as solve's
@@ -13,9 +13,15 @@
 #   cluster: the job's moves counter (`mmapctl watch --json`, time-stamped
 #          here) from its first reported move to the end, and the whole
 #          job's moves / (finished - started).
+# With --pin the cluster's actor gets CPU 0 to itself and every other
+# service shares CPU 1 (taskset, all threads), as the solver's actor
+# thread has a core of its own beside its learner thread: what is left of
+# the gap is the actor's own cost of distribution (RPCs, serialisation,
+# parameter fetches), not how the processes split the cores.
 # Prints a Markdown table with the core count and load averages, for
 # docs/benchmarks.md ("Distribution").
-#   bench/cluster_bench.sh [--budget 60s] [--reanalyse "1 0"] [WORKLOAD ...]
+#   bench/cluster_bench.sh [--budget 60s] [--reanalyse "1 0"] [--pin]
+#                          [WORKLOAD ...]
 # Default workloads: examples/small.json examples/medium.json.
 set -euo pipefail
 
@@ -23,11 +29,13 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mmapctl=${MMAPZERO_BUILD_DIR:-$root/build}/bin/mmapctl
 budget=60s
 reanalyse_counts="1 0"
+pin=0
 workloads=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --budget) budget=${2:?--budget needs a value}; shift ;;
     --reanalyse) reanalyse_counts=${2:?--reanalyse needs counts}; shift ;;
+    --pin) pin=1 ;;
     -*) echo "cluster_bench: unknown flag '$1'" >&2; exit 2 ;;
     *) workloads+=("$1") ;;
   esac
@@ -51,7 +59,8 @@ rows=()
 solve_rate() {
   local log
   log=$work/solve-$(basename "$1" .json).log
-  "$mmapctl" solve "$1" --solver muzero --budget "$budget" --threads 2 \
+  "$mmapctl" solve "$1" --solver muzero --in-process --budget "$budget" \
+    --threads 2 \
     >/dev/null 2>"$log"
   python3 - "$log" <<'EOF'
 import re, sys
@@ -92,7 +101,17 @@ print(f"{steady:.1f} {moves(job) / seconds:.1f} {job.get('games', 0)} "
 EOF
 }
 
-echo "cluster_bench: $(nproc) cores, budget $budget; logs in $work" >&2
+# pin_cluster DIR: the actor on CPU 0, every other service on CPU 1.
+pin_cluster() {
+  local pidfile cpu
+  for pidfile in "$1"/*.pid; do
+    cpu=1
+    [[ $(basename "$pidfile") == actor-* ]] && cpu=0
+    taskset -a -cp "$cpu" "$(cat "$pidfile")" >/dev/null
+  done
+}
+
+echo "cluster_bench: $(nproc) cores, budget $budget, pin $pin; logs in $work" >&2
 declare -A solve_moves
 for w in "${workloads[@]}"; do
   before=$(load)
@@ -104,11 +123,16 @@ for r in $reanalyse_counts; do
   data_dir=$work/cluster-r$r
   "$mmapctl" local up --data-dir "$data_dir" --actors 1 --reanalyse "$r" \
     >/dev/null
+  layout="$((4 + r)) processes"
+  if [[ $pin -eq 1 ]]; then
+    pin_cluster "$data_dir"
+    layout="$layout, actor pinned to CPU 0, the rest to CPU 1"
+  fi
   for w in "${workloads[@]}"; do
     before=$(load)
     read -r steady whole games seconds state steps < <(cluster_rate "$w" "$r")
     ratio=$(python3 -c "print(f'{$steady / ${solve_moves[$w]}:.2f}x')")
-    rows+=("| $(basename "$w" .json) | local up, reanalyse $r | $((4 + r)) processes | $steady | $whole ($seconds s, $state) | $games | $steps | $ratio | $before / $(load) |")
+    rows+=("| $(basename "$w" .json) | local up, reanalyse $r | $layout | $steady | $whole ($seconds s, $state) | $games | $steps | $ratio | $before / $(load) |")
   done
   "$mmapctl" local down --data-dir "$data_dir" >/dev/null
   data_dir=

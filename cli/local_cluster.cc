@@ -243,9 +243,14 @@ std::vector<std::string> ServiceArgs(const LocalClusterOptions& options,
     args.insert(args.end(),
                 {"--coordinator", coordinator, "--name", service.name});
   }
+  if (service.role == "learner" && options.learner_jobs != 1) {
+    args.insert(args.end(),
+                {"--capacity", absl::StrCat(options.learner_jobs)});
+  }
   if (service.role == "actor" || service.role == "reanalyse") {
     // Each its own games: the seed is mixed with the job id, not the worker.
-    args.insert(args.end(), {"--seed", absl::StrCat(service.instance + 1)});
+    args.insert(args.end(), {"--seed", absl::StrCat(options.first_seed +
+                                                          service.instance)});
   }
   return args;
 }
@@ -338,11 +343,14 @@ void StopGroup(const std::vector<std::pair<std::string, int>>& group,
   while (!running.empty()) {
     auto stopped = std::stable_partition(
         running.begin(), running.end(), [](const auto& service) {
+          // Our own child (a service `up` is rolling back, or one `solve`
+          // started) runs until we reap it; another's until /proc says so.
+          const pid_t waited = waitpid(service.second, nullptr, WNOHANG);
+          if (waited == service.second) return false;
+          if (waited == 0) return true;
           return ProcessRuns(service.second, RoleOf(service.first));
         });
     for (auto it = stopped; it != running.end(); ++it) {
-      // A service `up` is rolling back is our child: reap it.
-      waitpid(it->second, nullptr, WNOHANG);
       out << "stopped " << it->first << " (pid " << it->second << ") in "
           << absl::FormatDuration(
                  absl::Trunc(absl::Now() - start, absl::Milliseconds(10)))

@@ -14,8 +14,9 @@
 //   coordinator       --listen 127.0.0.1:0 --address-file F --data-dir D
 //                     --metrics-port 0
 //   replay, learner   the same, plus --coordinator HOST:PORT --name NAME
+//                     (learner: --capacity learner_jobs when not 1)
 //   actor, reanalyse  --metrics-port 0 --coordinator HOST:PORT --name NAME
-//                     --seed I+1
+//                     --seed first_seed+I
 // `up` waits until each is ready: a gRPC service answers a health check
 // with SERVING; an actor or reanalyser (no server of its own) logs
 // `event=registered`, i.e. it registered with the coordinator. If one
@@ -25,6 +26,7 @@
 #ifndef MMAPZERO_CLI_LOCAL_CLUSTER_H_
 #define MMAPZERO_CLI_LOCAL_CLUSTER_H_
 
+#include <cstdint>
 #include <ostream>
 #include <set>
 #include <string>
@@ -44,6 +46,8 @@ struct LocalClusterOptions {
   std::string bin_dir;  // where mmapzero-<role> binaries are
   int actors = 1;
   int reanalysers = 1;
+  int learner_jobs = 1;  // jobs the learner trains at once (its --capacity)
+  uint64_t first_seed = 1;  // worker I of a role gets --seed first_seed+I
   std::set<std::string> only;  // roles to start; empty: every role
   absl::Duration start_timeout = absl::Seconds(60);  // per service
   absl::Duration stop_timeout = absl::Seconds(10);   // before SIGKILL

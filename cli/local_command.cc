@@ -2,7 +2,8 @@
 // loopback (cli/local_cluster.h), its files in the data dir (--data-dir,
 // $MMAPZERO_DATA_DIR or ~/.mmapzero, as for the client commands, so a
 // later `mmapctl submit` finds the coordinator by itself).
-//   local up [--actors 1] [--reanalyse 1] [--only coordinator,replay,...]
+//   local up [--actors 1] [--reanalyse 1] [--learner-jobs 1]
+//            [--only coordinator,replay,...]
 //            [--bin-dir DIR] [--wait 60s]
 //   local down [--stop-timeout 10s]
 //   local status [--json]
@@ -24,6 +25,7 @@ namespace {
 
 constexpr char kUsage[] =
     "local up|down|status [--data-dir DIR] [--actors N] [--reanalyse N] "
+    "[--learner-jobs N] "
     "[--only coordinator,replay,learner,actor,reanalyse] [--bin-dir DIR] "
     "[--wait 60s] [--stop-timeout 10s] [--json]";
 constexpr int kMaxWorkers = 64;
@@ -43,6 +45,10 @@ absl::StatusOr<LocalClusterOptions> OptionsFrom(const CommandLine& line) {
   options.data_dir = DataDir(line);
   ASSIGN_OR_RETURN(options.actors, GetCount(line, "actors", 1));
   ASSIGN_OR_RETURN(options.reanalysers, GetCount(line, "reanalyse", 1));
+  ASSIGN_OR_RETURN(options.learner_jobs, GetCount(line, "learner-jobs", 1));
+  if (options.learner_jobs < 1) {
+    return absl::InvalidArgumentError("--learner-jobs: must be >= 1, got 0");
+  }
   if (line.Has("only")) {
     for (const absl::string_view role :
          absl::StrSplit(line.GetString("only", ""), ',', absl::SkipEmpty())) {
@@ -113,8 +119,8 @@ absl::Status RunLocal(const Args& args) {
   ASSIGN_OR_RETURN(
       const CommandLine line,
       CommandLine::Parse(args,
-                         {"data-dir", "actors", "reanalyse", "only", "bin-dir",
-                          "wait", "stop-timeout"},
+                         {"data-dir", "actors", "reanalyse", "learner-jobs",
+                          "only", "bin-dir", "wait", "stop-timeout"},
                          {"json"}));
   RETURN_IF_ERROR(line.ExpectPositional(1, kUsage));
   const std::string& action = line.positional()[0];

@@ -5,8 +5,12 @@
 // default the portfolio) within the budget, prints a progress line on
 // stderr about once a second, validates the best solution independently and
 // only then writes it (and its layout picture).
+// `--solver muzero` trains through the service: a job on the local cluster
+// of --data-dir (cli/cluster_solve.h); `--in-process` runs MMap-MuZero's
+// actors and learner as threads of this process instead.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -17,8 +21,11 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "cli/cluster_solve.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/job_client.h"
+#include "cli/local_cluster.h"
 #include "cli/solution_summary.h"
 #include "common/base/atomic_file.h"
 #include "common/base/status_macros.h"
@@ -33,7 +40,8 @@ namespace {
 constexpr char kUsage[] =
     "solve WORKLOAD [--solver NAME] [--budget 60s|2m|1500ms|90] "
     "[--evaluations N] [--threads N] [--seed S] [--set key=value ...] "
-    "[--out SOLUTION] [--svg layout.svg] [--json]";
+    "[--out SOLUTION] [--svg layout.svg] [--json] "
+    "[--data-dir DIR] [--in-process]";
 constexpr char kDefaultSolver[] = "portfolio";
 constexpr double kDefaultBudgetSeconds = 2.0;
 
@@ -149,27 +157,43 @@ absl::Status WriteSvg(const std::string& path, const Workload& workload,
   return WriteFileAtomically(path, svg);
 }
 
-}  // namespace
+// `--solver muzero` without --in-process: a job on the local cluster.
+absl::StatusOr<Solution> SolveOnCluster(const CommandLine& line,
+                                        const solvers::SolverSettings& settings,
+                                        const solvers::SolverBudget& budget,
+                                        const Workload& workload) {
+  if (budget.max_evaluations > 0) {
+    return absl::InvalidArgumentError(
+        "--evaluations: the local cluster's jobs have a wall-time budget "
+        "only; use --budget, or --in-process");
+  }
+  ClusterSolveOptions options;
+  options.job_name = std::filesystem::path(line.positional()[0]).filename();
+  options.budget = budget.wall_time;
+  options.threads = budget.threads;
+  options.seed = budget.seed;
+  options.settings = settings;
+  options.data_dir = DataDir(line);
+  ASSIGN_OR_RETURN(options.bin_dir, ExecutableDir());
+  std::cerr << absl::StrFormat(
+      "solving %s with muzero on the local cluster: %d buffers, %s budget\n",
+      line.positional()[0], workload.buffers_size(),
+      absl::FormatDuration(budget.wall_time));
+  return SolveOnLocalCluster(workload, options, std::cerr);
+}
 
-absl::Status RunSolve(const Args& args) {
-  solvers::SolverSettings settings;
-  ASSIGN_OR_RETURN(const Args rest, ExtractSettings(args, &settings));
-  ASSIGN_OR_RETURN(
-      const CommandLine line,
-      CommandLine::Parse(rest,
-                         {"solver", "budget", "seconds", "evaluations",
-                          "threads", "seed", "out", "svg"},
-                         {"json"}));
-  RETURN_IF_ERROR(line.ExpectPositional(1, kUsage));
-  const std::string solver_name = line.GetString("solver", kDefaultSolver);
+// Any solver in this process, with a progress line about once a second.
+absl::StatusOr<Solution> SolveInProcess(const CommandLine& line,
+                                        const std::string& solver_name,
+                                        const solvers::SolverSettings& settings,
+                                        solvers::SolverBudget budget,
+                                        const Workload& workload) {
   auto solver = solvers::MakeSolver(solver_name, settings);
   if (!solver.ok()) {
     return absl::Status(solver.status().code(),
                         absl::StrCat("--solver ", solver_name, ": ",
                                      solver.status().message()));
   }
-  ASSIGN_OR_RETURN(solvers::SolverBudget budget, ParseSolverBudget(line));
-  ASSIGN_OR_RETURN(const Workload workload, ReadWorkload(line.positional()[0]));
   ASSIGN_OR_RETURN(auto program, game::Program::Create(workload));
   std::cerr << absl::StrFormat(
       "solving %s with %s: %d buffers, %d instructions, %s budget, %d "
@@ -188,8 +212,41 @@ absl::Status RunSolve(const Args& args) {
     last_line = absl::Now();
     PrintProgress(progress);
   };
-  ASSIGN_OR_RETURN(const Solution best, (*solver)->Solve(program, budget));
+  ASSIGN_OR_RETURN(Solution best, (*solver)->Solve(program, budget));
   if (!last_printed) PrintProgress(last);
+  return best;
+}
+
+}  // namespace
+
+absl::Status RunSolve(const Args& args) {
+  solvers::SolverSettings settings;
+  ASSIGN_OR_RETURN(const Args rest, ExtractSettings(args, &settings));
+  ASSIGN_OR_RETURN(
+      const CommandLine line,
+      CommandLine::Parse(rest,
+                         {"solver", "budget", "seconds", "evaluations",
+                          "threads", "seed", "out", "svg", "data-dir"},
+                         {"json", "in-process"}));
+  RETURN_IF_ERROR(line.ExpectPositional(1, kUsage));
+  const std::string solver_name = line.GetString("solver", kDefaultSolver);
+  const bool on_cluster =
+      solver_name == "muzero" && !line.Has("in-process");
+  if (solver_name != "muzero" &&
+      (line.Has("in-process") || line.Has("data-dir"))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", line.Has("in-process") ? "in-process" : "data-dir",
+        ": only with --solver muzero (", solver_name,
+        " always runs in this process)"));
+  }
+  ASSIGN_OR_RETURN(const solvers::SolverBudget budget,
+                   ParseSolverBudget(line));
+  ASSIGN_OR_RETURN(const Workload workload, ReadWorkload(line.positional()[0]));
+  ASSIGN_OR_RETURN(
+      const Solution best,
+      on_cluster
+          ? SolveOnCluster(line, settings, budget, workload)
+          : SolveInProcess(line, solver_name, settings, budget, workload));
   // Every solution leaves checked by the engine-independent validator.
   RETURN_IF_ERROR(CheckValid(workload, best));
   std::cerr << "validated independently: VALID\n";
@@ -199,6 +256,7 @@ absl::Status RunSolve(const Args& args) {
   if (line.Has("svg")) {
     RETURN_IF_ERROR(WriteSvg(line.GetString("svg", ""), workload, best));
   }
+  ASSIGN_OR_RETURN(auto program, game::Program::Create(workload));
   PrintSolutionSummary(*program, best, line.Has("json"), std::cout);
   return absl::OkStatus();
 }

@@ -1,40 +1,17 @@
 #include "coordinator/coordinator_metrics.h"
 
-#include <exception>
 #include <vector>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/str_cat.h"
-#include "common/base/status_macros.h"
-#include "common/rpc/metrics_endpoint.h"
+#include "common/rpc/scraped_family.h"
 #include "prometheus/collectable.h"
 #include "prometheus/metric_family.h"
 
 namespace mmapzero::coordinator {
 namespace {
 
-prometheus::MetricFamily Family(const std::string& name,
-                                const std::string& help,
-                                prometheus::MetricType type) {
-  prometheus::MetricFamily family;
-  family.name = name;
-  family.help = help;
-  family.type = type;
-  return family;
-}
-
-void AddSample(prometheus::MetricFamily* family,
-               std::vector<prometheus::ClientMetric::Label> labels,
-               double value) {
-  prometheus::ClientMetric metric;
-  metric.label = std::move(labels);
-  if (family->type == prometheus::MetricType::Counter) {
-    metric.counter.value = value;
-  } else {
-    metric.gauge.value = value;
-  }
-  family->metric.push_back(std::move(metric));
-}
+using rpc::AddSample;
+using rpc::ScrapedFamily;
 
 // "queued" for JOB_STATE_QUEUED.
 std::string StateLabel(v1::JobState state) {
@@ -52,21 +29,23 @@ class JobCollector final : public prometheus::Collectable {
     const absl::StatusOr<std::vector<v1::JobStatus>> jobs =
         coordinator_->AllJobs();
     if (!jobs.ok()) return {};
-    auto states =
-        Family("mmapzero_coordinator_jobs", "Jobs by state", MetricType::Gauge);
-    auto best = Family("mmapzero_job_best_normalised_return",
-                       "Normalised return of the job's best verified solution",
-                       MetricType::Gauge);
-    auto heuristic =
-        Family("mmapzero_job_heuristic_normalised_return",
-               "Normalised return of the heuristic seed", MetricType::Gauge);
-    auto step = Family("mmapzero_job_learner_step", "The job's learner step",
-                       MetricType::Gauge);
-    auto games =
-        Family("mmapzero_job_games_total",
-               "Self-play games finished for the job", MetricType::Counter);
-    auto workers = Family("mmapzero_job_workers",
-                          "Live leases on the job by role", MetricType::Gauge);
+    auto states = ScrapedFamily("mmapzero_coordinator_jobs", "Jobs by state",
+                                MetricType::Gauge);
+    auto best =
+        ScrapedFamily("mmapzero_job_best_normalised_return",
+                      "Normalised return of the job's best verified solution",
+                      MetricType::Gauge);
+    auto heuristic = ScrapedFamily("mmapzero_job_heuristic_normalised_return",
+                                   "Normalised return of the heuristic seed",
+                                   MetricType::Gauge);
+    auto step = ScrapedFamily("mmapzero_job_learner_step",
+                              "The job's learner step", MetricType::Gauge);
+    auto games = ScrapedFamily("mmapzero_job_games_total",
+                               "Self-play games finished for the job",
+                               MetricType::Counter);
+    auto workers =
+        ScrapedFamily("mmapzero_job_workers", "Live leases on the job by role",
+                      MetricType::Gauge);
     for (const v1::JobState state :
          {v1::JOB_STATE_QUEUED, v1::JOB_STATE_RUNNING, v1::JOB_STATE_DONE,
           v1::JOB_STATE_CANCELLED, v1::JOB_STATE_FAILED}) {
@@ -98,28 +77,12 @@ class JobCollector final : public prometheus::Collectable {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<CoordinatorMetrics>> CoordinatorMetrics::Start(
+absl::StatusOr<std::unique_ptr<rpc::ServiceMetrics>> StartCoordinatorMetrics(
     const std::string& address, Coordinator* coordinator) {
-  std::unique_ptr<CoordinatorMetrics> metrics(new CoordinatorMetrics());
-  metrics->registry_ = std::make_shared<prometheus::Registry>();
-  metrics->rpcs_ = rpc::RpcMetrics(*metrics->registry_, "coordinator",
-                                   /*with_latency=*/false);
-  metrics->jobs_ = std::make_shared<JobCollector>(coordinator);
-  ASSIGN_OR_RETURN(
-      rpc::MetricsEndpoint endpoint,
-      rpc::StartMetricsEndpoint(address, {metrics->registry_, metrics->jobs_}));
-  metrics->exposer_ = std::move(endpoint.exposer);
-  metrics->port_ = endpoint.port;
-  return metrics;
-}
-
-CoordinatorMetrics::~CoordinatorMetrics() {
-  exposer_.reset();  // no scrape may run on what follows
-}
-
-void CoordinatorMetrics::OnRpc(absl::string_view method, absl::StatusCode code,
-                               absl::Duration latency) {
-  rpcs_.Record(method, code, latency);
+  return rpc::ServiceMetrics::Start(
+      {.address = address,
+       .service = "coordinator",
+       .scraped = std::make_shared<JobCollector>(coordinator)});
 }
 
 }  // namespace mmapzero::coordinator

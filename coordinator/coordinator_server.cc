@@ -33,7 +33,7 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   if (!options.metrics_listen.empty()) {
     ASSIGN_OR_RETURN(
         server->metrics_,
-        CoordinatorMetrics::Start(options.metrics_listen, coordinator));
+        StartCoordinatorMetrics(options.metrics_listen, coordinator));
   }
   server->job_service_ = std::make_unique<JobServiceImpl>(
       coordinator, server->metrics_.get(), options.watch);

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/rpc/service_metrics.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/coordinator_metrics.h"
 #include "coordinator/job_service.h"
@@ -58,7 +59,7 @@ class CoordinatorServer {
 
   CoordinatorServerOptions options_;
   std::unique_ptr<Coordinator> coordinator_;
-  std::unique_ptr<CoordinatorMetrics> metrics_;
+  std::unique_ptr<rpc::ServiceMetrics> metrics_;
   std::unique_ptr<JobServiceImpl> job_service_;
   std::unique_ptr<WorkerServiceImpl> worker_service_;
   std::unique_ptr<grpc::Server> server_;

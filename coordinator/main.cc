@@ -18,11 +18,15 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
-#include "common/rpc/log_line.h"
 #include "common/rpc/service_main.h"
 #include "common/workload/proto_io.h"
 #include "coordinator/coordinator_config.h"
 #include "coordinator/coordinator_server.h"
+
+constexpr char kUsage[] =
+    "the mmapzero coordinator: jobs, workers, leases, best solutions.\n"
+    "  mmapzero-coordinator --data-dir DIR [--listen HOST:PORT] "
+    "[--metrics-port N] [--config FILE] [--address-file FILE]";
 
 ABSL_FLAG(std::string, config, "",
           "JSON file of mmapzero.CoordinatorConfig; flags override its fields");
@@ -33,8 +37,6 @@ ABSL_FLAG(std::string, address_file, "",
           "once serving, write the host:port to dial to this file");
 
 namespace mmapzero::coordinator {
-
-using rpc::LogLine;
 namespace {
 
 absl::StatusOr<CoordinatorConfig> ConfigFromFlags() {
@@ -58,8 +60,7 @@ absl::StatusOr<CoordinatorConfig> ConfigFromFlags() {
   return config;
 }
 
-absl::Status Run() {
-  const sigset_t signals = rpc::BlockShutdownSignals();
+absl::StatusOr<rpc::StopService> Start() {
   ASSIGN_OR_RETURN(const CoordinatorConfig config, ConfigFromFlags());
   std::cerr << "coordinator config:\n" << ToJson(WithDefaults(config)) << "\n";
   ASSIGN_OR_RETURN(CoordinatorServerOptions options,
@@ -71,21 +72,16 @@ absl::Status Run() {
     RETURN_IF_ERROR(
         WriteAddressFile(address_file, config.listen(), server->port()));
   }
-  LogLine("info", "shutting_down",
-          {{"signal", rpc::WaitForShutdownSignal(signals)}});
-  server->Shutdown();
-  if (!address_file.empty()) std::remove(address_file.c_str());
-  return absl::OkStatus();
+  return [server = std::move(server), address_file] {
+    server->Shutdown();
+    if (!address_file.empty()) std::remove(address_file.c_str());
+  };
 }
 
 }  // namespace
 }  // namespace mmapzero::coordinator
 
 int main(int argc, char** argv) {
-  return mmapzero::rpc::RunServiceMain(
-      argc, argv, "coordinator",
-      "the mmapzero coordinator: jobs, workers, leases, best solutions.\n"
-      "  mmapzero-coordinator --data-dir DIR [--listen HOST:PORT] "
-      "[--metrics-port N] [--config FILE] [--address-file FILE]",
-      &mmapzero::coordinator::Run);
+  return mmapzero::rpc::RunServiceMain(argc, argv, "coordinator", kUsage,
+                                       &mmapzero::coordinator::Start);
 }

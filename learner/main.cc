@@ -12,21 +12,24 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
-#include "common/rpc/log_line.h"
 #include "common/rpc/metrics_endpoint.h"
 #include "common/rpc/service_main.h"
 #include "learner/learner_worker.h"
 
+constexpr char kUsage[] =
+    "the mmapzero learner: trains each assigned job, serves its "
+    "parameters.\n"
+    "  mmapzero-learner --coordinator HOST:PORT --data-dir DIR "
+    "[--listen HOST:PORT] [--metrics-port N] [--config FILE]";
+
+ABSL_FLAG(std::string, coordinator, "", "coordinator host:port (required)");
 ABSL_FLAG(std::string, config, "",
           "file of flags, one per line; command-line flags override it");
-ABSL_FLAG(std::string, coordinator, "", "coordinator host:port (required)");
 ABSL_FLAG(std::string, listen, "0.0.0.0:7072", "ParameterService address");
 ABSL_FLAG(std::string, advertise, "",
           "host:port actors reach this learner at (default: the listen "
@@ -55,8 +58,6 @@ ABSL_FLAG(std::string, address_file, "",
           "`mmapctl local up`)");
 
 namespace mmapzero::learner {
-
-using rpc::LogLine;
 namespace {
 
 absl::StatusOr<torch::Device> DeviceFromFlag(const std::string& name) {
@@ -114,8 +115,7 @@ absl::StatusOr<LearnerWorkerOptions> OptionsFromFlags() {
   return o;
 }
 
-absl::Status Run() {
-  const sigset_t signals = rpc::BlockShutdownSignals();
+absl::StatusOr<rpc::StopService> Start() {
   ASSIGN_OR_RETURN(LearnerWorkerOptions options, OptionsFromFlags());
   if (const int threads = absl::GetFlag(FLAGS_torch_threads); threads > 0) {
     torch::set_num_threads(threads);
@@ -127,10 +127,7 @@ absl::Status Run() {
       !path.empty()) {
     RETURN_IF_ERROR(WriteAddressFile(path, listen, worker->port()));
   }
-  LogLine("info", "shutting_down",
-          {{"signal", rpc::WaitForShutdownSignal(signals)}});
-  worker->Shutdown();
-  return absl::OkStatus();
+  return [worker = std::move(worker)] { worker->Shutdown(); };
 }
 
 // Puts the lines of "--config=FILE" / "--config FILE" (flags, one per
@@ -173,28 +170,15 @@ absl::StatusOr<std::vector<std::string>> ExpandConfig(
 }  // namespace mmapzero::learner
 
 int main(int argc, char** argv) {
-  mmapzero::rpc::SetLogComponent("learner");
-  absl::SetProgramUsageMessage(
-      "the mmapzero learner: trains each assigned job, serves its "
-      "parameters.\n"
-      "  mmapzero-learner --coordinator HOST:PORT --data-dir DIR "
-      "[--listen HOST:PORT] [--metrics-port N] [--config FILE]");
   absl::StatusOr<std::vector<std::string>> expanded =
       mmapzero::learner::ExpandConfig({argv, argv + argc});
   if (!expanded.ok()) {
     std::cerr << "mmapzero-learner: " << expanded.status().message() << "\n";
     return 1;
   }
-  std::vector<char*> raw;
-  for (std::string& arg : *expanded) raw.push_back(arg.data());
-  std::vector<std::string> storage;
-  std::vector<char*> args = mmapzero::rpc::UnderscoreFlagNames(
-      static_cast<int>(raw.size()), raw.data(), &storage);
-  absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
-  const absl::Status status = mmapzero::learner::Run();
-  if (!status.ok()) {
-    std::cerr << "mmapzero-learner: " << status.message() << "\n";
-    return 1;
-  }
-  return 0;
+  std::vector<char*> args;
+  for (std::string& arg : *expanded) args.push_back(arg.data());
+  return mmapzero::rpc::RunServiceMain(static_cast<int>(args.size()),
+                                       args.data(), "learner", kUsage,
+                                       &mmapzero::learner::Start);
 }

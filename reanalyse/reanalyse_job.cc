@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "actor/job_networks.h"
 #include "common/agent/trajectory_proto.h"
-#include "common/features/config_presets.h"
 #include "common/model/self_play.h"
 #include "common/rpc/backoff.h"
 #include "common/rpc/log_line.h"
@@ -21,11 +21,6 @@ namespace {
 // The wait when there is nothing to do yet (no learner parameters, no
 // replay, an empty table).
 constexpr absl::Duration kIdleWait = absl::Milliseconds(500);
-
-absl::Status InJob(const std::string& job_id, const absl::Status& status) {
-  return absl::Status(status.code(),
-                      absl::StrCat("job ", job_id, ": ", status.message()));
-}
 
 void SetDeadline(grpc::ClientContext* context, absl::Duration deadline) {
   context->set_deadline(std::chrono::system_clock::now() +
@@ -41,23 +36,12 @@ absl::StatusOr<std::shared_ptr<ReanalyseJob>> ReanalyseJob::Start(
     return absl::InvalidArgumentError("reanalyse job: no worker session");
   }
   const MuZeroConfig& config = assignment.config();
-  if (absl::Status status = features::CheckMuZeroConfig(config); !status.ok()) {
-    return InJob(job_id, status);
-  }
-  const model::ObservationShape shape = model::ShapeOf(config.features());
-  absl::StatusOr<model::MuZeroNetwork> network =
-      model::CreateNetwork(config.network(), shape);
-  if (!network.ok()) return InJob(job_id, network.status());
-  absl::StatusOr<model::MuZeroNetwork> staging =
-      model::CreateNetwork(config.network(), shape);
-  if (!staging.ok()) return InJob(job_id, staging.status());
-  auto poller = std::make_unique<actor::ParameterPoller>(
-      actor::ParameterPollerOptions{.job_id = job_id,
-                                    .interval = options.parameter_poll,
-                                    .rpc_deadline = absl::Seconds(30)},
-      *std::move(staging));
-  std::shared_ptr<ReanalyseJob> job(new ReanalyseJob(
-      job_id, options, config, *std::move(network), std::move(poller)));
+  absl::StatusOr<actor::JobNetworks> networks =
+      actor::CreateJobNetworks(job_id, config, options.parameter_poll);
+  if (!networks.ok()) return networks.status();
+  std::shared_ptr<ReanalyseJob> job(
+      new ReanalyseJob(job_id, options, config, std::move(networks->network),
+                       std::move(networks->poller)));
   job->Update(assignment);
   job->thread_ = std::jthread([raw = job.get()] { raw->Run(); });
   return job;

@@ -13,10 +13,14 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
-#include "common/rpc/log_line.h"
 #include "common/rpc/metrics_endpoint.h"
 #include "common/rpc/service_main.h"
 #include "replay/replay_server.h"
+
+constexpr char kUsage[] =
+    "the mmapzero replay service: per-job tables of self-play games.\n"
+    "  mmapzero-replay --data-dir DIR [--listen HOST:PORT] "
+    "[--coordinator HOST:PORT] [--metrics-port N] [--flagfile FILE]";
 
 ABSL_FLAG(std::string, listen, "0.0.0.0:7071", "gRPC address");
 ABSL_FLAG(std::string, advertise, "",
@@ -50,8 +54,6 @@ ABSL_FLAG(int, max_message_mb, 64, "gRPC message limit in MiB");
 ABSL_FLAG(uint64_t, seed, 1, "the tables' sampling seed");
 
 namespace mmapzero::replay {
-
-using rpc::LogLine;
 namespace {
 
 absl::StatusOr<ReplayServerOptions> OptionsFromFlags() {
@@ -108,8 +110,7 @@ absl::StatusOr<ReplayServerOptions> OptionsFromFlags() {
   return options;
 }
 
-absl::Status Run() {
-  const sigset_t signals = rpc::BlockShutdownSignals();
+absl::StatusOr<rpc::StopService> Start() {
   ASSIGN_OR_RETURN(ReplayServerOptions options, OptionsFromFlags());
   const std::string listen = options.listen;
   ASSIGN_OR_RETURN(std::unique_ptr<ReplayServer> server,
@@ -118,20 +119,13 @@ absl::Status Run() {
       !path.empty()) {
     RETURN_IF_ERROR(WriteAddressFile(path, listen, server->port()));
   }
-  LogLine("info", "shutting_down",
-          {{"signal", rpc::WaitForShutdownSignal(signals)}});
-  server->Shutdown();
-  return absl::OkStatus();
+  return [server = std::move(server)] { server->Shutdown(); };
 }
 
 }  // namespace
 }  // namespace mmapzero::replay
 
 int main(int argc, char** argv) {
-  return mmapzero::rpc::RunServiceMain(
-      argc, argv, "replay",
-      "the mmapzero replay service: per-job tables of self-play games.\n"
-      "  mmapzero-replay --data-dir DIR [--listen HOST:PORT] "
-      "[--coordinator HOST:PORT] [--metrics-port N] [--flagfile FILE]",
-      &mmapzero::replay::Run);
+  return mmapzero::rpc::RunServiceMain(argc, argv, "replay", kUsage,
+                                       &mmapzero::replay::Start);
 }

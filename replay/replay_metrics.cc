@@ -1,39 +1,16 @@
 #include "replay/replay_metrics.h"
 
-#include <exception>
-#include <utility>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
-#include "common/base/status_macros.h"
-#include "common/rpc/metrics_endpoint.h"
+#include "common/rpc/scraped_family.h"
 #include "prometheus/collectable.h"
 #include "prometheus/metric_family.h"
 
 namespace mmapzero::replay {
 namespace {
 
-prometheus::MetricFamily Family(const std::string& name,
-                                const std::string& help,
-                                prometheus::MetricType type) {
-  prometheus::MetricFamily family;
-  family.name = name;
-  family.help = help;
-  family.type = type;
-  return family;
-}
-
-void AddSample(prometheus::MetricFamily* family, const std::string& job,
-               double value) {
-  prometheus::ClientMetric metric;
-  metric.label = {{"job", job}};
-  if (family->type == prometheus::MetricType::Counter) {
-    metric.counter.value = value;
-  } else {
-    metric.gauge.value = value;
-  }
-  family->metric.push_back(std::move(metric));
-}
+using rpc::AddSample;
+using rpc::ScrapedFamily;
 
 class TableCollector final : public prometheus::Collectable {
  public:
@@ -42,23 +19,25 @@ class TableCollector final : public prometheus::Collectable {
   std::vector<prometheus::MetricFamily> Collect() const override {
     using prometheus::MetricType;
     std::vector<prometheus::MetricFamily> families = {
-        Family("mmapzero_replay_trajectories", "Trajectories held",
-               MetricType::Gauge),
-        Family("mmapzero_replay_positions", "Steps held", MetricType::Gauge),
-        Family("mmapzero_replay_capacity", "Trajectories kept (FIFO)",
-               MetricType::Gauge),
-        Family("mmapzero_replay_inserted_trajectories_total",
-               "Trajectories inserted since the table was created",
-               MetricType::Counter),
-        Family("mmapzero_replay_inserted_positions_total",
-               "Steps inserted since this server loaded the table",
-               MetricType::Counter),
-        Family("mmapzero_replay_sampled_windows_total",
-               "Training windows handed out", MetricType::Counter),
-        Family("mmapzero_replay_reanalysed_total", "Target updates applied",
-               MetricType::Counter),
-        Family("mmapzero_replay_newest_parameter_version",
-               "Newest acting parameter version held", MetricType::Gauge),
+        ScrapedFamily("mmapzero_replay_trajectories", "Trajectories held",
+                      MetricType::Gauge),
+        ScrapedFamily("mmapzero_replay_positions", "Steps held",
+                      MetricType::Gauge),
+        ScrapedFamily("mmapzero_replay_capacity", "Trajectories kept (FIFO)",
+                      MetricType::Gauge),
+        ScrapedFamily("mmapzero_replay_inserted_trajectories_total",
+                      "Trajectories inserted since the table was created",
+                      MetricType::Counter),
+        ScrapedFamily("mmapzero_replay_inserted_positions_total",
+                      "Steps inserted since this server loaded the table",
+                      MetricType::Counter),
+        ScrapedFamily("mmapzero_replay_sampled_windows_total",
+                      "Training windows handed out", MetricType::Counter),
+        ScrapedFamily("mmapzero_replay_reanalysed_total",
+                      "Target updates applied", MetricType::Counter),
+        ScrapedFamily("mmapzero_replay_newest_parameter_version",
+                      "Newest acting parameter version held",
+                      MetricType::Gauge),
     };
     for (const JobReplayStats& job : tables_->AllStats()) {
       const v1::ReplayStats& s = job.stats;
@@ -72,7 +51,7 @@ class TableCollector final : public prometheus::Collectable {
           static_cast<double>(s.reanalysed()),
           static_cast<double>(s.newest_parameter_version())};
       for (size_t i = 0; i < families.size(); ++i) {
-        AddSample(&families[i], s.job_id(), values[i]);
+        AddSample(&families[i], {{"job", s.job_id()}}, values[i]);
       }
     }
     return families;
@@ -84,28 +63,13 @@ class TableCollector final : public prometheus::Collectable {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<ReplayMetrics>> ReplayMetrics::Start(
+absl::StatusOr<std::unique_ptr<rpc::ServiceMetrics>> StartReplayMetrics(
     const std::string& address, const ReplayTables* tables) {
-  std::unique_ptr<ReplayMetrics> metrics(new ReplayMetrics());
-  metrics->registry_ = std::make_shared<prometheus::Registry>();
-  metrics->rpcs_ =
-      rpc::RpcMetrics(*metrics->registry_, "replay", /*with_latency=*/true);
-  metrics->tables_ = std::make_shared<TableCollector>(tables);
-  ASSIGN_OR_RETURN(rpc::MetricsEndpoint endpoint,
-                   rpc::StartMetricsEndpoint(
-                       address, {metrics->registry_, metrics->tables_}));
-  metrics->exposer_ = std::move(endpoint.exposer);
-  metrics->port_ = endpoint.port;
-  return metrics;
-}
-
-ReplayMetrics::~ReplayMetrics() {
-  exposer_.reset();  // no scrape may run on what follows
-}
-
-void ReplayMetrics::OnRpc(absl::string_view method, absl::StatusCode code,
-                          absl::Duration latency) {
-  rpcs_.Record(method, code, latency);
+  return rpc::ServiceMetrics::Start(
+      {.address = address,
+       .service = "replay",
+       .rpc_latency = true,
+       .scraped = std::make_shared<TableCollector>(tables)});
 }
 
 }  // namespace mmapzero::replay

@@ -37,7 +37,7 @@ absl::StatusOr<std::unique_ptr<ReplayServer>> ReplayServer::Start(
   if (!options.metrics_listen.empty()) {
     ASSIGN_OR_RETURN(
         server->metrics_,
-        ReplayMetrics::Start(options.metrics_listen, server->tables_.get()));
+        StartReplayMetrics(options.metrics_listen, server->tables_.get()));
   }
   server->service_ = std::make_unique<ReplayServiceImpl>(
       server->tables_.get(), server->metrics_.get());

@@ -26,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/rpc/service_metrics.h"
 #include "common/rpc/worker_session.h"
 #include "replay/replay_metrics.h"
 #include "replay/replay_service.h"
@@ -71,7 +72,7 @@ class ReplayServer {
 
   ReplayServerOptions options_;
   std::unique_ptr<ReplayTables> tables_;
-  std::unique_ptr<ReplayMetrics> metrics_;
+  std::unique_ptr<rpc::ServiceMetrics> metrics_;
   std::unique_ptr<ReplayServiceImpl> service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<rpc::WorkerSession> session_;

@@ -2,12 +2,13 @@
 // atomically (common/base/atomic_file.h: a reader or a restart never sees
 // half a file, a failed write keeps the previous one).
 //
-// Format, version 1: "MZRT", uint32 version, then records of a uint64
-// byte length and a serialized message (host byte order: read back by the
-// machine that wrote it): one mmapzero.v1.ReplayStats (job id, capacity,
-// inserted / sampled / reanalysed totals), a uint64 trajectory count, and
-// one mmapzero.v1.Trajectory per stored trajectory, oldest first, with its
-// id and targets_version. Protobuf for the trajectories keeps the file
+// Format, version 1 (framed as common/agent/snapshot_file.h): "MZRT",
+// uint32 version, then records of a uint64 byte length and a serialized
+// message (host byte order: read back by the machine that wrote it): one
+// mmapzero.v1.ReplayStats (job id, capacity, inserted / sampled /
+// reanalysed totals), a uint64 trajectory count, and one
+// mmapzero.v1.Trajectory per stored trajectory, oldest first, with its id
+// and targets_version. Protobuf for the trajectories keeps the file
 // readable by any tool that knows replay.proto. The whole file is built in
 // memory before it is written (a table of T stored steps costs about its
 // own size again while checkpointing).

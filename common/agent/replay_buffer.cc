@@ -1,83 +1,23 @@
 #include "common/agent/replay_buffer.h"
 
 #include <algorithm>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 #include <sstream>
-#include <type_traits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/base/atomic_file.h"
+#include "common/agent/snapshot_file.h"
 #include "common/base/check.h"
 
 namespace mmapzero::agent {
 namespace {
 
-// "MZRB" + format version; bump the version when the layout changes.
-constexpr char kMagic[4] = {'M', 'Z', 'R', 'B'};
-constexpr uint32_t kVersion = 1;
+// Bump the version when the layout changes.
+constexpr SnapshotFormat kFormat = {.magic = "MZRB",
+                                    .version = 1,
+                                    .name = "replay snapshot",
+                                    .kind = "replay snapshot"};
 
-// Little helpers over a byte string (host byte order: snapshots are read
-// back by the machine that wrote them).
-class Writer {
- public:
-  template <typename T>
-  void Put(T value) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    out_.append(reinterpret_cast<const char*>(&value), sizeof(T));
-  }
-  template <typename T>
-  void PutVector(const std::vector<T>& values) {
-    Put<uint64_t>(values.size());
-    out_.append(reinterpret_cast<const char*>(values.data()),
-                values.size() * sizeof(T));
-  }
-  void PutString(const std::string& s) {
-    Put<uint64_t>(s.size());
-    out_.append(s);
-  }
-  std::string& out() { return out_; }
-
- private:
-  std::string out_;
-};
-
-class Reader {
- public:
-  explicit Reader(std::string_view in) : in_(in) {}
-  template <typename T>
-  bool Get(T* value) {
-    if (in_.size() - pos_ < sizeof(T)) return false;
-    std::memcpy(value, in_.data() + pos_, sizeof(T));
-    pos_ += sizeof(T);
-    return true;
-  }
-  template <typename T>
-  bool GetVector(std::vector<T>* values) {
-    uint64_t n = 0;
-    if (!Get(&n) || n > (in_.size() - pos_) / sizeof(T)) return false;
-    values->resize(n);
-    std::memcpy(values->data(), in_.data() + pos_, n * sizeof(T));
-    pos_ += n * sizeof(T);
-    return true;
-  }
-  bool GetString(std::string* s) {
-    uint64_t n = 0;
-    if (!Get(&n) || n > in_.size() - pos_) return false;
-    s->assign(in_.data() + pos_, n);
-    pos_ += n;
-    return true;
-  }
-  bool done() const { return pos_ == in_.size(); }
-
- private:
-  std::string_view in_;
-  size_t pos_ = 0;
-};
-
-void PutTrajectory(const Trajectory& t, Writer* w) {
+void PutTrajectory(const Trajectory& t, SnapshotWriter* w) {
   w->Put<double>(t.episode_return);
   w->Put<double>(t.normalised_return);
   w->Put<int64_t>(t.parameter_version);
@@ -95,7 +35,7 @@ void PutTrajectory(const Trajectory& t, Writer* w) {
   }
 }
 
-bool GetTrajectory(Reader* r, Trajectory* t) {
+bool GetTrajectory(SnapshotReader* r, Trajectory* t) {
   uint64_t steps = 0;
   if (!r->Get(&t->episode_return) || !r->Get(&t->normalised_return) ||
       !r->Get(&t->parameter_version) || !r->Get(&t->drop_backups) ||
@@ -242,11 +182,9 @@ ReplayCounters ReplayBuffer::counters() const {
 }
 
 absl::Status ReplayBuffer::Save(const std::string& path) const {
-  Writer w;
+  SnapshotWriter w(kFormat);
   {
     absl::MutexLock lock(&mu_);
-    w.out().append(kMagic, sizeof(kMagic));
-    w.Put<uint32_t>(kVersion);
     w.Put<int64_t>(counters_.inserted);
     w.Put<int64_t>(counters_.sampled);
     w.Put<int64_t>(counters_.updated);
@@ -259,36 +197,19 @@ absl::Status ReplayBuffer::Save(const std::string& path) const {
       PutTrajectory(*e.trajectory, &w);
     }
   }
-  return WriteFileAtomically(path, w.out());
+  return w.WriteTo(path);
 }
 
 absl::Status ReplayBuffer::Restore(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat("replay snapshot ", path, ": cannot open"));
-  }
-  const std::string bytes((std::istreambuf_iterator<char>(in)),
-                          std::istreambuf_iterator<char>());
-  const auto corrupt = [&path](const char* what) {
-    return absl::DataLossError(
-        absl::StrCat("replay snapshot ", path, ": ", what));
-  };
-  if (bytes.size() < sizeof(kMagic) ||
-      std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
-    return corrupt("not a replay snapshot (bad magic)");
-  }
-  Reader r(std::string_view(bytes).substr(sizeof(kMagic)));
-  uint32_t version = 0;
-  if (!r.Get(&version) || version != kVersion) {
-    return corrupt("unsupported format version");
-  }
+  absl::StatusOr<SnapshotReader> reader = SnapshotReader::Open(path, kFormat);
+  if (!reader.ok()) return reader.status();
+  SnapshotReader& r = *reader;
   ReplayCounters counters;
   std::string rng_text;
   uint64_t count = 0;
   if (!r.Get(&counters.inserted) || !r.Get(&counters.sampled) ||
       !r.Get(&counters.updated) || !r.GetString(&rng_text) || !r.Get(&count)) {
-    return corrupt("truncated header");
+    return r.Corrupt("truncated header");
   }
   if (static_cast<int64_t>(count) > capacity_) {
     return absl::InvalidArgumentError(
@@ -301,17 +222,17 @@ absl::Status ReplayBuffer::Restore(const std::string& path) {
     Entry e;
     Trajectory t;
     if (!r.Get(&e.id) || !GetTrajectory(&r, &t)) {
-      return corrupt("truncated trajectory");
+      return r.Corrupt("truncated trajectory");
     }
     total += t.steps.size();
     e.trajectory = std::make_shared<const Trajectory>(std::move(t));
     entries.push_back(std::move(e));
   }
-  if (!r.done()) return corrupt("trailing bytes");
+  if (!r.done()) return r.Corrupt("trailing bytes");
   std::mt19937_64 rng;
   std::istringstream rng_in(rng_text);
   rng_in >> rng;
-  if (rng_in.fail()) return corrupt("bad generator state");
+  if (rng_in.fail()) return r.Corrupt("bad generator state");
 
   absl::MutexLock lock(&mu_);
   entries_ = std::move(entries);

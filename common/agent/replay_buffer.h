@@ -81,9 +81,10 @@ class ReplayBuffer {
   int64_t capacity() const { return capacity_; }
   ReplayCounters counters() const ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Versioned binary snapshot (trajectories, ids, counters, generator
-  // state) written atomically to `path`; Restore replaces this buffer's
-  // contents with it (its capacity must be at least the stored count).
+  // Versioned binary snapshot (snapshot_file.h: trajectories, ids,
+  // counters, generator state) written atomically to `path`; Restore replaces
+  // this buffer's contents with it (its capacity must be at least the stored
+  // count).
   absl::Status Save(const std::string& path) const ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status Restore(const std::string& path) ABSL_LOCKS_EXCLUDED(mu_);
 

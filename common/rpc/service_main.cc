@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <iostream>
+#include <utility>
 
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
@@ -51,17 +52,23 @@ std::vector<char*> UnderscoreFlagNames(int argc, char** argv,
 }
 
 int RunServiceMain(int argc, char** argv, const std::string& component,
-                   const std::string& usage, absl::Status (*run)()) {
+                   const std::string& usage, StartService start) {
   SetLogComponent(component);
   absl::SetProgramUsageMessage(usage);
+  const sigset_t signals = BlockShutdownSignals();
   std::vector<std::string> storage;
   std::vector<char*> args = UnderscoreFlagNames(argc, argv, &storage);
   absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
-  const absl::Status status = run();
-  if (!status.ok()) {
-    std::cerr << "mmapzero-" << component << ": " << status.message() << "\n";
+  absl::StatusOr<StopService> stop = start();
+  if (!stop.ok()) {
+    std::cerr << "mmapzero-" << component << ": " << stop.status().message()
+              << "\n";
     return 1;
   }
+  LogLine("info", "shutting_down",
+          {{"signal", WaitForShutdownSignal(signals)}});
+  StopService stop_service = *std::move(stop);
+  std::move(stop_service)();
   return 0;
 }
 

@@ -1,7 +1,9 @@
-// What every service's thin main shares: shutdown signals waited for on
-// the main thread, and the documented dashed flag names (--data-dir) fed to
-// absl flags, which spell them with underscores (--data_dir); the whole
-// main() of a service that needs nothing more.
+// What every service's thin main shares: shutdown signals blocked before
+// any thread starts and waited for on the main thread, and the documented
+// dashed flag names (--data-dir) fed to absl flags, which spell them with
+// underscores (--data_dir). RunServiceMain is a service's whole main(): the
+// service says only how it starts from its flags and how it stops, so the
+// signal handling and the "shutting_down" log line are written once.
 #ifndef MMAPZERO_COMMON_RPC_SERVICE_MAIN_H_
 #define MMAPZERO_COMMON_RPC_SERVICE_MAIN_H_
 
@@ -10,9 +12,17 @@
 #include <string>
 #include <vector>
 
-#include "absl/status/status.h"
+#include "absl/functional/any_invocable.h"
+#include "absl/status/statusor.h"
 
 namespace mmapzero::rpc {
+
+// Stops what a service's start function started. Called once, on SIGTERM
+// or SIGINT, after the "shutting_down" log line.
+using StopService = absl::AnyInvocable<void() &&>;
+
+// Starts a service from its parsed flags; an error names the flag.
+using StartService = absl::StatusOr<StopService> (*)();
 
 // Blocks SIGTERM and SIGINT in the calling thread and every thread it
 // starts afterwards (gRPC's and ours inherit the mask), so that
@@ -26,11 +36,13 @@ std::string WaitForShutdownSignal(const sigset_t& signals);
 // `fallback` when it cannot be read.
 std::string HostName(const std::string& fallback);
 
-// A service's whole main(): sets the log component, parses the flags
-// (dashed names accepted), calls `run` and turns its error into
+// A service's whole main(): sets the log component, blocks the shutdown
+// signals, parses the flags (dashed names accepted) and calls `start`; then
+// waits for SIGTERM or SIGINT, logs "shutting_down" with the signal and
+// stops the service. An error from `start` becomes
 // "mmapzero-COMPONENT: message" on stderr and exit status 1.
 int RunServiceMain(int argc, char** argv, const std::string& component,
-                   const std::string& usage, absl::Status (*run)());
+                   const std::string& usage, StartService start);
 
 // "--data-dir=x" -> "--data_dir=x"; `storage` owns the strings pointed to.
 std::vector<char*> UnderscoreFlagNames(int argc, char** argv,

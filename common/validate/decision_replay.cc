@@ -1,5 +1,6 @@
 #include "common/validate/decision_replay.h"
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -25,6 +26,12 @@ std::string Show(int first, int last) {
 }
 std::string Show(const StepRange& range) {
   return Show(range.first, range.last);
+}
+
+// Whether offset + size (size > 0, a checked workload's) fits in int64: a
+// reported offset can be anything.
+bool EndFits(int64_t offset, int64_t size) {
+  return offset <= std::numeric_limits<int64_t>::max() - size;
 }
 
 bool HasCopySteps(const BufferDecision& d) {
@@ -350,7 +357,10 @@ class Replay {
     bool legal = true;
     if (offset < 0 || offset > workload_.memory_size() - size) {
       Report(b, kRuleOffsetRange,
-             absl::StrCat("bytes [", offset, ", ", offset + size,
+             absl::StrCat("bytes [", offset, ", ",
+                          EndFits(offset, size)
+                              ? absl::StrCat(offset + size)
+                              : absl::StrCat(offset, " + ", size),
                           ") are not inside the fast memory [0, ",
                           workload_.memory_size(), ")"));
       legal = false;
@@ -417,6 +427,9 @@ class Replay {
       return;
     }
     const Buffer& buffer = workload_.buffers(b);
+    // Overlaps are computed on offset + size; an offset that far out is
+    // reported already (offset_range or no_copy_offset) and holds nothing.
+    if (!EndFits(d.offset(), buffer.size())) return;
     const int first = d.interval_start();
     const int last = d.interval_end();
     if (first < 0 || last >= num_steps_ || first > last) return;

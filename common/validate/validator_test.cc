@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -172,6 +173,21 @@ TEST(ValidatorTest, ReportsOffsetBeyondMemory) {
       ValidateSolution(FourStepWorkload(), solution);
   EXPECT_THAT(Rules(report), ElementsAre(kRuleOffsetRange));
   EXPECT_THAT(report.violations[0].message, HasSubstr("bytes [70, 110)"));
+}
+
+// A reported offset can be anything: offset + size would overflow int64
+// (undefined; UBSan stops there), so it is named, not computed, and the
+// allocation joins no overlap check.
+TEST(ValidatorTest, ReportsOffsetNearInt64MaxWithoutOverflow) {
+  Solution solution = FourStepSolution();
+  DecisionOf(&solution, 0)
+      ->set_offset(std::numeric_limits<int64_t>::max() - 10);
+  const ValidationReport report =
+      ValidateSolution(FourStepWorkload(), solution);
+  EXPECT_THAT(Rules(report), ElementsAre(kRuleOffsetRange));
+  EXPECT_THAT(
+      report.violations[0].message,
+      HasSubstr("bytes [9223372036854775797, 9223372036854775797 + 40)"));
 }
 
 TEST(ValidatorTest, ReportsMisalignedOffset) {

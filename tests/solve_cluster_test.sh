@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# `mmapctl solve --solver muzero` through the local cluster (issue 5), run by
+# ctest:
+#   solve_cluster_test.sh MMAPCTL SOURCE_DIR
+#  - a 10 s solve starts the cluster in a new data dir, trains (learner
+#    steps and games > 0), writes a solution that `mmapctl validate`
+#    accepts and its SVG, and stops every service it started;
+#  - a Ctrl-C (SIGINT) mid-job cancels the job, still writes its best so
+#    far, exits 0 and leaves nothing running;
+#  - a cluster already up in the data dir is used and left running;
+#  - settings the cluster cannot honour are refused before anything starts.
+# Exits 77 (skipped) unless every service binary is built next to mmapctl.
+set -euo pipefail
+
+mmapctl=${1:?usage: solve_cluster_test.sh MMAPCTL SOURCE_DIR}
+source_dir=${2:?source dir missing}
+bin_dir=$(dirname "$mmapctl")
+example=$source_dir/examples/small.json
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/solve_cluster_test.XXXXXX")
+cleanup() {
+  for dir in "$work"/data-*; do
+    [[ -d $dir ]] && "$mmapctl" local down --data-dir "$dir" >/dev/null 2>&1
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+unset MMAPZERO_COORDINATOR MMAPZERO_DATA_DIR
+
+fail() {
+  echo "FAIL: $*" >&2
+  for log in "$work"/data-*/*.log; do
+    [[ -f $log ]] && { echo "--- $log" >&2; tail -n 20 "$log" >&2; }
+  done
+  exit 1
+}
+
+# shellcheck source=tests/mmapctl_test_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/mmapctl_test_lib.sh"
+
+for role in coordinator replay learner actor reanalyse; do
+  if [[ ! -x $bin_dir/mmapzero-$role ]]; then
+    echo "SKIP: $bin_dir/mmapzero-$role is not built"
+    exit 77
+  fi
+done
+
+# expect_stopped DIR LOG: no pid file is left in DIR and none of the
+# services LOG says were started ("started NAME (pid N)") still runs.
+expect_stopped() {
+  local dir=$1 log=$2 pid
+  ! ls "$dir"/*.pid >/dev/null 2>&1 || fail "pid files left in $dir"
+  for pid in $(grep -oE '^started [a-z0-9-]+ \(pid [0-9]+\)' "$log" |
+               grep -oE '[0-9]+\)$' | tr -d ')'); do
+    # A zombie has stopped; whoever inherited it reaps it.
+    [[ $(ps -o stat= -p "$pid" 2>/dev/null) != [^Z]* ]] ||
+      fail "service pid $pid still runs: $(ps -o pid=,stat=,args= -p "$pid")"
+  done
+}
+
+# Settings the cluster cannot honour: refused, and nothing is started.
+expect_failure bad_setting "only with --in-process" solve "$example" \
+  --solver muzero --set checkpoint=x --data-dir "$work/data-bad"
+expect_failure bad_evaluations "--evaluations" solve "$example" \
+  --solver muzero --evaluations 5 --data-dir "$work/data-bad"
+expect_failure bad_key "reanalyse" solve "$example" --solver muzero \
+  --set frobnicate=1 --data-dir "$work/data-bad"
+expect_failure in_process_other "only with --solver muzero" solve "$example" \
+  --solver random --in-process
+[[ ! -e $work/data-bad/coordinator.pid ]] || fail "a refused solve started services"
+
+# A whole solve through the cluster it starts and stops.
+run solve solve "$example" --solver muzero --budget 10s \
+  --data-dir "$work/data-solve" --out "$work/solve.json" --svg "$work/solve.svg"
+grep -q 'starting the local cluster' "$work/solve.err" ||
+  fail "solve did not start the local cluster"
+grep -qE 'job-[0-9]+ done: [1-9][0-9]* learner steps, [1-9][0-9]* games' \
+  "$work/solve.err" || fail "the job did not train (no learner steps or games)"
+grep -q 'validated independently: VALID' "$work/solve.err" ||
+  fail "the solution was not validated"
+[[ -s $work/solve.svg ]] || fail "no SVG written"
+run validate validate "$example" "$work/solve.json"
+expect_stopped "$work/data-solve" "$work/solve.err"
+
+# Ctrl-C mid-job: the job is cancelled, its best is still written.
+echo "+ mmapctl solve (5m budget, SIGINT once it runs)"
+"$mmapctl" solve "$example" --solver muzero --budget 5m \
+  --data-dir "$work/data-int" --out "$work/int.json" \
+  >"$work/int.out" 2>"$work/int.err" &
+solve_pid=$!
+for _ in $(seq 1 600); do
+  grep -qE '^ +[0-9.]+ s +running' "$work/int.err" && break
+  kill -0 "$solve_pid" 2>/dev/null || break
+  sleep 0.1
+done
+grep -qE '^ +[0-9.]+ s +running' "$work/int.err" ||
+  { cat "$work/int.err"; fail "the interrupted job never ran"; }
+kill -INT "$solve_pid"
+rc=0
+wait "$solve_pid" || rc=$?
+cat "$work/int.err"
+[[ $rc -eq 0 ]] || fail "an interrupted solve exited $rc"
+grep -q 'interrupted: cancelling' "$work/int.err" || fail "no interrupt message"
+grep -qE 'job-[0-9]+ cancelled' "$work/int.err" || fail "the job was not cancelled"
+run validate_int validate "$example" "$work/int.json"
+expect_stopped "$work/data-int" "$work/int.err"
+
+# A cluster already up is used, and stays up.
+run up local up --data-dir "$work/data-up" --reanalyse 0
+run solve_up solve "$example" --solver muzero --budget 3s \
+  --data-dir "$work/data-up" --out "$work/up.json"
+grep -q 'already runs' "$work/solve_up.err" || fail "solve did not reuse the cluster"
+run status_up local status --data-dir "$work/data-up"
+grep -qE '^coordinator .* SERVING' "$work/status_up.out" ||
+  fail "solve stopped a cluster it did not start"
+run list_up list --data-dir "$work/data-up"
+grep -qE '^job-[0-9]+ +small.json +done' "$work/list_up.out" ||
+  fail "the solve's job is not listed as done"
+run down local down --data-dir "$work/data-up"
+expect_stopped "$work/data-up" "$work/up.out"
+echo "PASS"
