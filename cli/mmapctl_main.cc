@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "common/base/malloc_tuning.h"
 #ifdef MMAPZERO_WITH_TORCH
 #include "common/model/register_model_solvers.h"
 #endif
@@ -25,6 +26,8 @@ void PrintHelp(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // `solve` runs LibTorch and the search in this process.
+  mmapzero::KeepFreedMemoryForReuse();
 #ifdef MMAPZERO_WITH_TORCH
   // The LibTorch solvers (`muzero`), by explicit registration.
   mmapzero::model::RegisterModelSolvers();

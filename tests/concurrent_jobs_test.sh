@@ -27,13 +27,6 @@ mmapctl=${1:?usage: concurrent_jobs_test.sh MMAPCTL SOURCE_DIR}
 source_dir=${2:?source dir missing}
 bin_dir=$(cd "$(dirname "$mmapctl")" && pwd)
 
-roles=(coordinator replay learner actor reanalyse)
-for role in "${roles[@]}"; do
-  if [[ ! -x $bin_dir/mmapzero-$role ]]; then
-    echo "SKIP: $bin_dir/mmapzero-$role is not built"
-    exit 77
-  fi
-done
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/concurrent_jobs_test.XXXXXX")
 data=$work/data
@@ -45,30 +38,10 @@ cleanup() {
 trap cleanup EXIT
 unset MMAPZERO_COORDINATOR MMAPZERO_DATA_DIR
 
-fail() {
-  echo "FAIL: $*" >&2
-  for log in "$data"/*.log; do
-    [[ -f $log ]] && { echo "--- $log" >&2; tail -n 25 "$log" >&2; }
-  done
-  exit 1
-}
 
 # shellcheck source=tests/mmapctl_test_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/mmapctl_test_lib.sh"
-
-start_time=$(date +%s)
-elapsed() { echo "$(($(date +%s) - start_time))s"; }
-
-# wait_until SECONDS WHAT CMD...: polls CMD every 0.2 s until it succeeds.
-wait_until() {
-  local timeout=$1 what=$2
-  shift 2
-  local deadline=$(($(date +%s) + timeout))
-  until "$@"; do
-    (($(date +%s) < deadline)) || fail "after ${timeout}s: $what"
-    sleep 0.2
-  done
-}
+skip_unless_services_built "$bin_dir"
 
 # Each mmapctl call loads LibTorch (one to three seconds on a busy
 # machine), so the test polls one `list --json` for both jobs
@@ -102,7 +75,7 @@ checkpointed_step() {
 table() { echo "$data/replay/replay/$1/table.mzr"; }
 
 mkdir -p "$wrappers"
-for role in "${roles[@]}"; do
+for role in "${service_roles[@]}"; do
   extra=""
   [[ $role == learner ]] && extra="--capacity 2"
   [[ $role == replay ]] && extra="--checkpoint-seconds 1 --min-positions 200"

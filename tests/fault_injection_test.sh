@@ -33,13 +33,6 @@ mmapctl=${1:?usage: fault_injection_test.sh MMAPCTL SOURCE_DIR}
 source_dir=${2:?source dir missing}
 bin_dir=$(cd "$(dirname "$mmapctl")" && pwd)
 
-roles=(coordinator replay learner actor reanalyse)
-for role in "${roles[@]}"; do
-  if [[ ! -x $bin_dir/mmapzero-$role ]]; then
-    echo "SKIP: $bin_dir/mmapzero-$role is not built"
-    exit 77
-  fi
-done
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/fault_injection_test.XXXXXX")
 data=$work/data
@@ -54,30 +47,10 @@ cleanup() {
 trap cleanup EXIT
 unset MMAPZERO_COORDINATOR MMAPZERO_DATA_DIR
 
-fail() {
-  echo "FAIL: $*" >&2
-  for log in "$data"/*.log; do
-    [[ -f $log ]] && { echo "--- $log" >&2; tail -n 25 "$log" >&2; }
-  done
-  exit 1
-}
 
 # shellcheck source=tests/mmapctl_test_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/mmapctl_test_lib.sh"
-
-start_time=$(date +%s)
-elapsed() { echo "$(($(date +%s) - start_time))s"; }
-
-# wait_until SECONDS WHAT CMD...: polls CMD every 0.2 s until it succeeds.
-wait_until() {
-  local timeout=$1 what=$2
-  shift 2
-  local deadline=$(($(date +%s) + timeout))
-  until "$@"; do
-    (($(date +%s) < deadline)) || fail "after ${timeout}s: $what"
-    sleep 0.2
-  done
-}
+skip_unless_services_built "$bin_dir"
 
 # Status of $job as JSON in $work/status.json; field NAME reads one of it.
 refresh_status() {
@@ -149,7 +122,7 @@ grpc_args() {
 }
 
 mkdir -p "$wrappers"
-for role in "${roles[@]}"; do
+for role in "${service_roles[@]}"; do
   extra=""
   [[ $role == replay ]] && extra="--checkpoint-seconds 1"
   printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$bin_dir/mmapzero-$role" "$extra" \
@@ -314,7 +287,7 @@ grep -q "$job cancelled" "$work/cancel.out" || fail "cancel did not cancel"
 run down local down --data-dir "$data"
 ls "$data"/*.pid >/dev/null 2>&1 && fail "local down left pid files"
 for pid in "${all_pids[@]}"; do
-  for role in "${roles[@]}"; do
+  for role in "${service_roles[@]}"; do
     runs "$pid" "$role" && fail "mmapzero-$role (pid $pid) runs after down"
   done
 done

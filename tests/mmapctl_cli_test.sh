@@ -20,13 +20,12 @@ source_dir=${3:?source dir missing}
 work=$(mktemp -d "${TMPDIR:-/tmp}/mmapctl_cli_test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
+# shellcheck source=tests/mmapctl_test_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/mmapctl_test_lib.sh"
 fail() {
   echo "FAIL [$scenario]: $*" >&2
   exit 1
 }
-
-# shellcheck source=tests/mmapctl_test_lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/mmapctl_test_lib.sh"
 
 # json_number FILE KEY: the first number after "KEY": in FILE.
 json_number() {

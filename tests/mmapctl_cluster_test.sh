@@ -28,13 +28,6 @@ trap cleanup EXIT
 # Only this data dir; never a coordinator from the environment.
 unset MMAPZERO_COORDINATOR MMAPZERO_DATA_DIR
 
-fail() {
-  echo "FAIL: $*" >&2
-  for log in "$data"/*.log; do
-    [[ -f $log ]] && { echo "--- $log" >&2; tail -n 20 "$log" >&2; }
-  done
-  exit 1
-}
 
 # shellcheck source=tests/mmapctl_test_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/mmapctl_test_lib.sh"

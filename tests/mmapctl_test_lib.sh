@@ -1,6 +1,32 @@
 # Helpers shared by the mmapctl end-to-end test scripts; source it after
-# setting $mmapctl (the binary) and $work (a scratch folder) and defining
-# fail MESSAGE (prints and exits non-zero).
+# setting $mmapctl (the binary), $work (a scratch folder) and, for a test
+# of a local cluster, $data (its data dir). A script may define its own
+# fail after sourcing this.
+
+# fail MESSAGE: prints it and the last lines of every service log in $data.
+fail() {
+  echo "FAIL: $*" >&2
+  local log
+  for log in "${data:-/nonexistent}"/*.log; do
+    [[ -f $log ]] && { echo "--- $log" >&2; tail -n 25 "$log" >&2; }
+  done
+  exit 1
+}
+
+start_time=$(date +%s)
+# Seconds since the script sourced this, e.g. "12s", for progress lines.
+elapsed() { echo "$(($(date +%s) - start_time))s"; }
+
+# wait_until SECONDS WHAT CMD...: polls CMD every 0.2 s until it succeeds.
+wait_until() {
+  local timeout=$1 what=$2
+  shift 2
+  local deadline=$(($(date +%s) + timeout))
+  until "$@"; do
+    (($(date +%s) < deadline)) || fail "after ${timeout}s: $what"
+    sleep 0.2
+  done
+}
 
 # run NAME CMD...: runs mmapctl with CMD, shows its output, fails on non-zero.
 run() {
@@ -25,4 +51,19 @@ expect_failure() {
   [[ $rc -ne 0 ]] || fail "'mmapctl $*' exited 0"
   grep -qF -- "$needle" "$work/$name.err" ||
     fail "stderr of 'mmapctl $*' does not mention '$needle'"
+}
+
+# The service roles, in `local up`'s start order.
+service_roles=(coordinator replay learner actor reanalyse)
+
+# skip_unless_services_built BIN_DIR: exits 77 (ctest's SKIP_RETURN_CODE)
+# unless every mmapzero-<role> binary is in BIN_DIR.
+skip_unless_services_built() {
+  local role
+  for role in "${service_roles[@]}"; do
+    if [[ ! -x $1/mmapzero-$role ]]; then
+      echo "SKIP: $1/mmapzero-$role is not built"
+      exit 77
+    fi
+  done
 }

@@ -468,18 +468,23 @@ TEST_F(RealBinariesBadInputTest, UnknownJobIdIsNotFound) {
   ExpectNothingChanged();
 }
 
+// The server refused a message over its limit: RESOURCE_EXHAUSTED in
+// gRPC's own words, from the server's side, with the limit.
+void ExpectRefusedAsOversized(const grpc::Status& status) {
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << Describe(status);
+  EXPECT_THAT(status.error_message(),
+              AllOf(HasSubstr("Received message larger than max"),
+                    HasSubstr(absl::StrCat(" vs. ", kServerMaxMessageBytes))));
+}
+
 TEST_F(RealBinariesBadInputTest, OversizedSubmissionIsResourceExhausted) {
   v1::SubmitJobRequest request = SmallRequest();
   request.set_name(std::string(kServerMaxMessageBytes + 1024, 'x'));
   ASSERT_GT(request.ByteSizeLong(), size_t{kServerMaxMessageBytes});
   v1::SubmitJobResponse response;
   const grpc::Status status = Submit(request, &response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
-      << Describe(status);
-  // gRPC's own words, from the server's side, with its limit.
-  EXPECT_THAT(status.error_message(),
-              AllOf(HasSubstr("Received message larger than max"),
-                    HasSubstr(absl::StrCat(" vs. ", kServerMaxMessageBytes))));
+  ExpectRefusedAsOversized(status);
   ExpectNothingChanged();
 }
 
@@ -493,12 +498,7 @@ TEST_F(RealBinariesBadInputTest, OversizedReplayInsertIsResourceExhausted) {
       std::string(kServerMaxMessageBytes + 1024, '\1'));
   ASSERT_GT(insert.ByteSizeLong(), size_t{kServerMaxMessageBytes});
   const grpc::Status status = Insert(insert);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
-      << Describe(status);
-  // gRPC's own words, from the server's side, with its limit.
-  EXPECT_THAT(status.error_message(),
-              AllOf(HasSubstr("Received message larger than max"),
-                    HasSubstr(absl::StrCat(" vs. ", kServerMaxMessageBytes))));
+  ExpectRefusedAsOversized(status);
   ExpectNothingChanged();
 }
 

@@ -27,6 +27,8 @@ cleanup() {
 trap cleanup EXIT
 unset MMAPZERO_COORDINATOR MMAPZERO_DATA_DIR
 
+# shellcheck source=tests/mmapctl_test_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/mmapctl_test_lib.sh"
 fail() {
   echo "FAIL: $*" >&2
   for log in "$work"/data-*/*.log; do
@@ -35,15 +37,7 @@ fail() {
   exit 1
 }
 
-# shellcheck source=tests/mmapctl_test_lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/mmapctl_test_lib.sh"
-
-for role in coordinator replay learner actor reanalyse; do
-  if [[ ! -x $bin_dir/mmapzero-$role ]]; then
-    echo "SKIP: $bin_dir/mmapzero-$role is not built"
-    exit 77
-  fi
-done
+skip_unless_services_built "$bin_dir"
 
 # expect_stopped DIR LOG: no pid file is left in DIR and none of the
 # services LOG says were started ("started NAME (pid N)") still runs.

@@ -10,6 +10,7 @@
 
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "common/base/malloc_tuning.h"
 #include "common/rpc/log_line.h"
 
 namespace mmapzero::rpc {
@@ -53,6 +54,7 @@ std::vector<char*> UnderscoreFlagNames(int argc, char** argv,
 
 int RunServiceMain(int argc, char** argv, const std::string& component,
                    const std::string& usage, StartService start) {
+  KeepFreedMemoryForReuse();  // before any thread; LibTorch's steps reuse it
   SetLogComponent(component);
   absl::SetProgramUsageMessage(usage);
   const sigset_t signals = BlockShutdownSignals();
