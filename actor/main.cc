@@ -1,6 +1,6 @@
 // mmapzero-actor: the self-play actor service (actor_worker.h).
 //   mmapzero-actor --coordinator HOST:PORT [--capacity N] [--name NAME]
-//       [--metrics-port 9091] [--seed S] [--drain-seconds 10]
+//       [--metrics-port 9094] [--seed S] [--drain-seconds 10]
 // It serves no gRPC itself: it finds its jobs, their replay servers and
 // learners through the coordinator (the flags all such workers share:
 // common/rpc/worker_flags.h). SIGTERM or SIGINT: play stops, queued
@@ -19,6 +19,7 @@
 #include "common/rpc/service_main.h"
 #include "common/rpc/worker_flags.h"
 
+constexpr int kDefaultMetricsPort = 9094;
 constexpr char kUsage[] =
     "the mmapzero self-play actor.\n"
     "  mmapzero-actor --coordinator HOST:PORT [--capacity N] "
@@ -35,8 +36,9 @@ namespace mmapzero::actor {
 namespace {
 
 absl::StatusOr<rpc::StopService> Start() {
-  ASSIGN_OR_RETURN(const rpc::WorkerFlags flags,
-                   rpc::WorkerFlagsFromCommandLine("actor"));
+  ASSIGN_OR_RETURN(
+      const rpc::WorkerFlags flags,
+      rpc::WorkerFlagsFromCommandLine("actor", kDefaultMetricsPort));
   // Small networks and batches: parallelism comes from jobs and actors,
   // not intra-op threads (see common/model/muzero_solver.cc).
   torch::set_num_threads(flags.threads);

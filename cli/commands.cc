@@ -14,10 +14,13 @@ const std::vector<Command>& AllCommands() {
       {"play", "play WORKLOAD --policy random|drop-all|fast-first --seed S --out SOLUTION",
        "play one game with a simple policy and write the solution", RunPlay},
       {"solve",
-       "solve WORKLOAD [--solver portfolio|heuristic|es|brkga|random|drop-all] "
-       "[--budget 60s] [--evaluations N] [--threads N] [--seed S] "
-       "[--set key=value ...] [--out SOLUTION] [--svg layout.svg] [--json]",
-       "find the best solution the available solvers reach", RunSolve},
+       "solve WORKLOAD [--solver portfolio|heuristic|es|brkga|random|drop-all"
+       "|muzero] [--budget 60s] [--evaluations N] [--threads N] [--seed S] "
+       "[--set key=value ...] [--out SOLUTION] [--svg layout.svg] [--json] "
+       "[--data-dir DIR] [--in-process]",
+       "find the best solution the available solvers reach (muzero: as a "
+       "job on the local cluster)",
+       RunSolve},
       {"validate", "validate WORKLOAD SOLUTION [--json]",
        "check a solution independently of the engine", RunValidate},
       {"evaluate", "evaluate WORKLOAD SOLUTION [--json]",
@@ -41,7 +44,7 @@ const std::vector<Command>& AllCommands() {
        "cancel a queued or running job", RunCancel},
       {"local",
        "local up|down|status [--data-dir DIR] [--actors N] [--reanalyse N] "
-       "[--only coordinator,...]",
+       "[--learner-jobs N] [--only coordinator,...]",
        "start, stop or show a whole cluster as processes on this machine",
        RunLocal},
   };

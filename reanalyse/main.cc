@@ -19,6 +19,7 @@
 #include "reanalyse/reanalyse_metrics.h"
 #include "reanalyse/reanalyse_worker.h"
 
+constexpr int kDefaultMetricsPort = 9092;
 constexpr char kUsage[] =
     "the mmapzero reanalyse worker.\n"
     "  mmapzero-reanalyse --coordinator HOST:PORT [--capacity N] "
@@ -32,8 +33,9 @@ namespace mmapzero::reanalyse {
 namespace {
 
 absl::StatusOr<rpc::StopService> Start() {
-  ASSIGN_OR_RETURN(const rpc::WorkerFlags flags,
-                   rpc::WorkerFlagsFromCommandLine("reanalyse"));
+  ASSIGN_OR_RETURN(
+      const rpc::WorkerFlags flags,
+      rpc::WorkerFlagsFromCommandLine("reanalyse", kDefaultMetricsPort));
   torch::set_num_threads(flags.threads);
   ASSIGN_OR_RETURN(std::unique_ptr<ReanalyseMetrics> metrics,
                    ReanalyseMetrics::Start(flags.metrics_listen));

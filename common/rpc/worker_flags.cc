@@ -10,13 +10,15 @@ ABSL_FLAG(std::string, coordinator, "",
           "the coordinator's gRPC address (required)");
 ABSL_FLAG(int, capacity, 1, "jobs served at once");
 ABSL_FLAG(std::string, name, "", "a name for humans (default: the host's)");
-ABSL_FLAG(int, metrics_port, 0, "Prometheus /metrics port; 0: off");
+ABSL_FLAG(int, metrics_port, -1,
+          "Prometheus /metrics port; 0: off; default: the role's "
+          "(actor 9094, reanalyse 9092)");
 ABSL_FLAG(int, threads, 1, "LibTorch intra-op threads per network call");
 
 namespace mmapzero::rpc {
 
 absl::StatusOr<WorkerFlags> WorkerFlagsFromCommandLine(
-    const std::string& role) {
+    const std::string& role, int default_metrics_port) {
   WorkerFlags flags;
   flags.coordinator = absl::GetFlag(FLAGS_coordinator);
   if (flags.coordinator.empty()) {
@@ -25,8 +27,9 @@ absl::StatusOr<WorkerFlags> WorkerFlagsFromCommandLine(
   flags.capacity = absl::GetFlag(FLAGS_capacity);
   flags.name = absl::GetFlag(FLAGS_name);
   if (flags.name.empty()) flags.name = HostName(role);
-  flags.metrics_listen =
-      MetricsListenAddress(absl::GetFlag(FLAGS_metrics_port));
+  const int metrics_port = absl::GetFlag(FLAGS_metrics_port);
+  flags.metrics_listen = MetricsListenAddress(
+      metrics_port < 0 ? default_metrics_port : metrics_port);
   flags.threads = absl::GetFlag(FLAGS_threads);
   if (flags.threads < 1) {
     return absl::InvalidArgumentError(

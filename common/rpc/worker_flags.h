@@ -22,9 +22,13 @@ struct WorkerFlags {
 };
 
 // The parsed flags; `role` ("actor") names the worker when neither --name
-// nor the host name is there. InvalidArgument for a missing --coordinator
-// or --threads below 1.
-absl::StatusOr<WorkerFlags> WorkerFlagsFromCommandLine(const std::string& role);
+// nor the host name is there; --metrics-port defaults to
+// `default_metrics_port` (each service has its own, so that they can run
+// side by side: coordinator 9090, replay 9091, reanalyse 9092, learner
+// 9093, actor 9094). InvalidArgument for a missing --coordinator or
+// --threads below 1.
+absl::StatusOr<WorkerFlags> WorkerFlagsFromCommandLine(
+    const std::string& role, int default_metrics_port);
 
 // Logs "started" with the coordinator, the capacity and the metrics port
 // bound (0: none).
