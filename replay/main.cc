@@ -39,6 +39,9 @@ ABSL_FLAG(int, checkpoint_seconds, 60,
           "seconds between checkpoints of the tables that changed");
 ABSL_FLAG(int, default_replay_size, 2000,
           "trajectories kept for a job whose config is not known yet");
+ABSL_FLAG(int64_t, max_table_mib, 4096,
+          "memory per job's table in MiB; the oldest games go past it "
+          "(0: no limit)");
 ABSL_FLAG(std::string, sampler, "uniform", "uniform or prioritised");
 ABSL_FLAG(double, priority_exponent, 1.0, "prioritised: alpha");
 ABSL_FLAG(int64_t, min_positions, 1000,
@@ -76,6 +79,13 @@ absl::StatusOr<ReplayServerOptions> OptionsFromFlags() {
   ASSIGN_OR_RETURN(tables.table.sampler,
                    ParseSampler(absl::GetFlag(FLAGS_sampler)));
   tables.table.priority_exponent = absl::GetFlag(FLAGS_priority_exponent);
+  const int64_t max_table_mib = absl::GetFlag(FLAGS_max_table_mib);
+  if (max_table_mib < 0 || max_table_mib > (int64_t{1} << 30)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max-table-mib: must be in [0, 2^30] (0: no limit), got ",
+        max_table_mib));
+  }
+  tables.table.max_bytes = max_table_mib << 20;
   tables.table.seed = absl::GetFlag(FLAGS_seed);
   tables.table.limiter = {
       .min_positions = absl::GetFlag(FLAGS_min_positions),

@@ -37,6 +37,15 @@ void ApplyUpdate(const v1::TargetUpdate& update, agent::Trajectory* t) {
 
 }  // namespace
 
+int64_t TrajectoryBytes(const agent::Trajectory& trajectory) {
+  int64_t bytes = sizeof(agent::Trajectory);
+  for (const agent::TrajectoryStep& step : trajectory.steps) {
+    bytes += sizeof(step) + step.observation.occupancy.capacity() +
+             step.observation.vector.capacity() * sizeof(float);
+  }
+  return bytes;
+}
+
 absl::StatusOr<Sampler> ParseSampler(absl::string_view name) {
   if (name == "uniform") return Sampler::kUniform;
   if (name == "prioritised") return Sampler::kPrioritised;
@@ -47,7 +56,9 @@ absl::StatusOr<Sampler> ParseSampler(absl::string_view name) {
 ReplayTable::ReplayTable(ReplayTableOptions options)
     : options_(options), limiter_(options.limiter), rng_(options.seed) {
   MMAPZERO_CHECK(options.capacity > 0, "replay capacity must be positive");
+  MMAPZERO_CHECK(options.max_bytes >= 0, "replay max_bytes must be >= 0");
   counters_.set_capacity(options.capacity);
+  counters_.set_max_bytes(options.max_bytes);
 }
 
 absl::Status ReplayTable::CheckShape(const agent::Trajectory& t, size_t index) {
@@ -106,13 +117,20 @@ void ReplayTable::Push(StoredTrajectory stored) {
   entry.stored = std::move(stored);
   if (options_.sampler == Sampler::kPrioritised) ComputePriorities(&entry);
   positions_ += entry.stored.trajectory->steps.size();
+  bytes_ += TrajectoryBytes(*entry.stored.trajectory);
   entries_.push_back(std::move(entry));
   prefix_dirty_ = true;
 }
 
 void ReplayTable::EvictBeyondCapacity() {
-  while (static_cast<int64_t>(entries_.size()) > options_.capacity) {
+  const auto over = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return static_cast<int64_t>(entries_.size()) > options_.capacity ||
+           (options_.max_bytes > 0 && bytes_ > options_.max_bytes &&
+            entries_.size() > 1);
+  };
+  while (over()) {
     positions_ -= entries_.front().stored.trajectory->steps.size();
+    bytes_ -= TrajectoryBytes(*entries_.front().stored.trajectory);
     entries_.pop_front();
     prefix_dirty_ = true;
   }
@@ -333,6 +351,7 @@ v1::ReplayStats ReplayTable::Stats() const {
   v1::ReplayStats stats = counters_;
   stats.set_trajectories(entries_.size());
   stats.set_positions(positions_);
+  stats.set_bytes(bytes_);
   if (!entries_.empty()) {
     int64_t newest = std::numeric_limits<int64_t>::min();
     int64_t oldest = std::numeric_limits<int64_t>::max();
@@ -379,6 +398,7 @@ absl::Status ReplayTable::Restore(TableSnapshot snapshot) {
   absl::MutexLock lock(&mu_);
   entries_.clear();
   positions_ = 0;
+  bytes_ = 0;
   occupancy_size_ = vector_size_ = -1;
   if (!snapshot.entries.empty()) {
     const auto& first = snapshot.entries.front().trajectory->steps.front();
@@ -387,6 +407,7 @@ absl::Status ReplayTable::Restore(TableSnapshot snapshot) {
   }
   counters_ = snapshot.stats;
   counters_.set_capacity(options_.capacity);
+  counters_.set_max_bytes(options_.max_bytes);
   for (StoredTrajectory& s : snapshot.entries) Push(std::move(s));
   EvictBeyondCapacity();
   limiter_ = RateLimiter(limiter_.options());

@@ -1,7 +1,10 @@
 // One job's replay table (ARCHITECTURE.md, "replay"): whole self-play
 // trajectories in insertion order, evicted oldest first beyond `capacity`
 // trajectories (TrainingConfig.replay_size counts trajectories, as in
-// common/agent/replay_buffer.h), sampled as positions (trajectory, step).
+// common/agent/replay_buffer.h) or beyond `max_bytes` of memory, sampled
+// as positions (trajectory, step). The byte limit is what bounds memory:
+// a step's observation takes about 1.6 KB with the `cpu` preset and 17 KB
+// with `paper`, so 2,000 games of 3,000 steps would need 10-100 GB.
 //
 // Why not agent::ReplayBuffer: the service needs ids that start at 1 (0
 // means "unset" on the wire), a per-trajectory targets_version, a
@@ -43,11 +46,17 @@ namespace mmapzero::replay {
 
 enum class Sampler { kUniform, kPrioritised };
 
+// The memory one stored trajectory takes: its steps and their observations.
+int64_t TrajectoryBytes(const agent::Trajectory& trajectory);
+
 // "uniform" or "prioritised"; InvalidArgument naming `name` otherwise.
 absl::StatusOr<Sampler> ParseSampler(absl::string_view name);
 
 struct ReplayTableOptions {
   int64_t capacity = 2000;  // trajectories, > 0
+  // Memory of the held trajectories (TrajectoryBytes); 0: no limit. The
+  // newest trajectory is always kept, even when it alone is larger.
+  int64_t max_bytes = 0;
   Sampler sampler = Sampler::kUniform;
   double priority_exponent = 1.0;  // alpha
   double priority_epsilon = 1e-3;  // keeps every step samplable
@@ -151,6 +160,7 @@ class ReplayTable {
   ReplayTableOptions options_ ABSL_GUARDED_BY(mu_);
   std::deque<Entry> entries_ ABSL_GUARDED_BY(mu_);  // oldest first
   int64_t positions_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
   // Per entry, the sampler's weight before it: steps (uniform) or summed
   // priorities (prioritised); size entries_ + 1 once rebuilt.
   std::vector<int64_t> step_prefix_ ABSL_GUARDED_BY(mu_);

@@ -52,6 +52,32 @@ TEST(ReplayTableTest, FifoKeepsTheNewestCapacityTrajectories) {
   EXPECT_EQ(table.SampleTrajectories(10, 1)[0].id, 3u);
 }
 
+TEST(ReplayTableTest, ByteLimitEvictsTheOldestButKeepsTheNewest) {
+  const int64_t ten_steps = TrajectoryBytes(MakeTrajectory(10));
+  EXPECT_GT(TrajectoryBytes(MakeTrajectory(20)), ten_steps);
+  ReplayTableOptions options = Options(100);
+  options.max_bytes = 2 * ten_steps + ten_steps / 2;  // two games of 10
+  ReplayTable table(options);
+  ASSERT_TRUE(table.Insert(Games({10, 10})).ok());
+  EXPECT_EQ(table.Stats().trajectories(), 2);
+  EXPECT_EQ(table.Stats().bytes(), 2 * ten_steps);
+  EXPECT_EQ(table.Stats().max_bytes(), options.max_bytes);
+
+  ASSERT_THAT(*table.Insert(Games({10})), ElementsAre(3));
+  v1::ReplayStats stats = table.Stats();
+  EXPECT_EQ(stats.trajectories(), 2);  // game 1 went
+  EXPECT_EQ(stats.positions(), 20);
+  EXPECT_LE(stats.bytes(), options.max_bytes);
+
+  // A game larger than the limit alone replaces everything but stays.
+  ASSERT_THAT(*table.Insert(Games({100})), ElementsAre(4));
+  stats = table.Stats();
+  EXPECT_EQ(stats.trajectories(), 1);
+  EXPECT_EQ(stats.positions(), 100);
+  EXPECT_GT(stats.bytes(), options.max_bytes);
+  EXPECT_EQ(table.SampleTrajectories(10, 1)[0].id, 4u);
+}
+
 TEST(ReplayTableTest, RejectsAnotherObservationShapeAndStoresNothing) {
   ReplayTable table(Options(10));
   ASSERT_TRUE(table.Insert(Games({2})).ok());
