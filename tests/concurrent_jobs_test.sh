@@ -27,7 +27,6 @@ mmapctl=${1:?usage: concurrent_jobs_test.sh MMAPCTL SOURCE_DIR}
 source_dir=${2:?source dir missing}
 bin_dir=$(cd "$(dirname "$mmapctl")" && pwd)
 
-
 work=$(mktemp -d "${TMPDIR:-/tmp}/concurrent_jobs_test.XXXXXX")
 data=$work/data
 wrappers=$work/bin
@@ -37,7 +36,6 @@ cleanup() {
 }
 trap cleanup EXIT
 unset MMAPZERO_COORDINATOR MMAPZERO_DATA_DIR
-
 
 # shellcheck source=tests/mmapctl_test_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/mmapctl_test_lib.sh"

@@ -188,6 +188,13 @@ class RealBinariesBadInputTest : public ::testing::Test {
     return replay_->InsertTrajectories(&context, request, &response);
   }
 
+  grpc::Status Report(const v1::ReportSolutionRequest& request,
+                      v1::ReportSolutionResponse* response) {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    return workers_->ReportSolution(&context, request, response);
+  }
+
   // job-000001 running with this test as its learner and an actor,
   // job-000002 queued (the learner's capacity is 1), and a replay table of
   // one game for job-000001.
@@ -643,10 +650,7 @@ TEST_F(RealBinariesBadInputTest, InvalidSolutionOfARegisteredWorkerIsRefused) {
     bad.spoil(request.mutable_solution());
     request.mutable_solution()->set_normalised_return(0.99);  // the claim
     v1::ReportSolutionResponse response;
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    const grpc::Status status =
-        workers_->ReportSolution(&context, request, &response);
+    const grpc::Status status = Report(request, &response);
     // Taken and answered (docs/protocols.md): OK, not accepted, the first
     // rule broken as the reason.
     ASSERT_TRUE(status.ok()) << Describe(status);
@@ -664,10 +668,7 @@ TEST_F(RealBinariesBadInputTest, InvalidSolutionOfARegisteredWorkerIsRefused) {
   *request.mutable_solution() = best;
   request.mutable_solution()->set_normalised_return(0.99);
   v1::ReportSolutionResponse response;
-  grpc::ClientContext context;
-  SetDeadline(&context);
-  const grpc::Status status =
-      workers_->ReportSolution(&context, request, &response);
+  const grpc::Status status = Report(request, &response);
   ASSERT_TRUE(status.ok()) << Describe(status);
   EXPECT_FALSE(response.accepted());
   EXPECT_THAT(response.reason(), AllOf(HasSubstr("not better than the best"),
@@ -679,7 +680,7 @@ TEST_F(RealBinariesBadInputTest, InvalidSolutionOfARegisteredWorkerIsRefused) {
 
 TEST_F(RealBinariesBadInputTest, BadWorkerRequestsAreRefused) {
   const Solution best = Best(kRunningJob).solution();
-  struct Report {
+  struct BadReport {
     std::string name;
     std::string job_id;
     std::string worker_id;
@@ -687,7 +688,7 @@ TEST_F(RealBinariesBadInputTest, BadWorkerRequestsAreRefused) {
     grpc::StatusCode code;
     std::string message;
   };
-  const std::vector<Report> reports = {
+  const std::vector<BadReport> reports = {
       {"unknown job", "job-999999", actor_, true, grpc::StatusCode::NOT_FOUND,
        "job_id: no job 'job-999999'"},
       {"unknown worker", kRunningJob, "worker-999999", true,
@@ -698,17 +699,14 @@ TEST_F(RealBinariesBadInputTest, BadWorkerRequestsAreRefused) {
       {"no solution", kRunningJob, actor_, false,
        grpc::StatusCode::INVALID_ARGUMENT, "solution: required"},
   };
-  for (const Report& report : reports) {
+  for (const BadReport& report : reports) {
     SCOPED_TRACE("ReportSolution, " + report.name);
     v1::ReportSolutionRequest request;
     request.set_job_id(report.job_id);
     request.set_worker_id(report.worker_id);
     if (report.with_solution) *request.mutable_solution() = best;
     v1::ReportSolutionResponse response;
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    const grpc::Status status =
-        workers_->ReportSolution(&context, request, &response);
+    const grpc::Status status = Report(request, &response);
     EXPECT_EQ(status.error_code(), report.code) << Describe(status);
     EXPECT_EQ(status.error_message(), report.message);
   }
