@@ -73,6 +73,8 @@ grep -qE 'job-[0-9]+ done: [1-9][0-9]* learner steps, [1-9][0-9]* games' \
 grep -q 'validated independently: VALID' "$work/solve.err" ||
   fail "the solution was not validated"
 [[ -s $work/solve.svg ]] || fail "no SVG written"
+grep -qE '^wall time +[1-9][0-9]*\.[0-9]+ s' "$work/solve.out" ||
+  fail "the summary gives no wall time for the job"
 run validate validate "$example" "$work/solve.json"
 expect_stopped "$work/data-solve" "$work/solve.err"
 
