@@ -187,8 +187,9 @@ absl::StatusOr<Solution> SolveOnLocalCluster(const Workload& workload,
       best.worker_id().empty() ? "the heuristic seed" : best.worker_id());
   Solution solution = best.solution();
   // As for the in-process solvers: the time the solve took, here the job's
-  // running time (an actor's report carries none).
-  if (solution.solver().wall_seconds() == 0 && last.started_unix_ms() > 0 &&
+  // running time (an actor's report carries none, the heuristic seed's is
+  // its own few milliseconds).
+  if (last.started_unix_ms() > 0 &&
       last.finished_unix_ms() > last.started_unix_ms()) {
     solution.mutable_solver()->set_wall_seconds(
         (last.finished_unix_ms() - last.started_unix_ms()) / 1000.0);
