@@ -35,24 +35,17 @@ struct JobPlan {
 
 // The settings as a job and a cluster size; InvalidArgument naming the key.
 absl::StatusOr<JobPlan> PlanJob(const ClusterSolveOptions& options) {
-  std::string config = "cpu";
-  std::vector<std::string> overrides;
-  solvers::SolverSettings rest;
-  for (const auto& [key, value] : options.settings) {
-    if (key == "config") {
-      config = value;
-    } else if (key.find('.') != std::string::npos) {
-      overrides.push_back(absl::StrCat(key, "=", value));
-    } else if (key == "checkpoint" || key == "learn" || key == "log") {
+  const features::MuZeroConfigSettings split =
+      features::SplitMuZeroConfigSettings(options.settings);
+  for (const char* key : {"checkpoint", "learn", "log"}) {
+    if (split.rest.count(key) > 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--set ", key, ": only with --in-process; on the local cluster the "
           "learner checkpoints under the data dir by itself"));
-    } else {
-      rest[key] = value;
     }
   }
   JobPlan plan;
-  solvers::SettingsReader reader("muzero", rest);
+  solvers::SettingsReader reader("muzero", split.rest);
   ASSIGN_OR_RETURN(const int64_t actors,
                    reader.GetInt("actors", 0, 0, kMaxWorkers));
   ASSIGN_OR_RETURN(const int64_t reanalysers,
@@ -60,14 +53,14 @@ absl::StatusOr<JobPlan> PlanJob(const ClusterSolveOptions& options) {
   RETURN_IF_ERROR(reader.CheckNoUnknownKeys());
   plan.actors = static_cast<int>(actors);
   plan.reanalysers = static_cast<int>(reanalysers);
-  if (overrides.empty() && features::PresetByName(config).ok()) {
-    plan.request.set_preset(config);
+  if (split.overrides.empty() && features::PresetByName(split.config).ok()) {
+    plan.request.set_preset(split.config);
   } else {
     absl::StatusOr<MuZeroConfig> loaded =
-        features::LoadMuZeroConfig(config, overrides);
+        features::LoadMuZeroConfig(split.config, split.overrides);
     if (!loaded.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "muzero: config=", config, ": ", loaded.status().message()));
+          "muzero: config=", split.config, ": ", loaded.status().message()));
     }
     *plan.request.mutable_config() = *std::move(loaded);
   }

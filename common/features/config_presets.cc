@@ -251,6 +251,21 @@ absl::Status ApplyOverride(const std::string& assignment,
   return absl::OkStatus();
 }
 
+MuZeroConfigSettings SplitMuZeroConfigSettings(
+    const std::map<std::string, std::string>& settings) {
+  MuZeroConfigSettings split;
+  for (const auto& [key, value] : settings) {
+    if (key == "config") {
+      split.config = value;
+    } else if (key.find('.') != std::string::npos) {
+      split.overrides.push_back(absl::StrCat(key, "=", value));
+    } else {
+      split.rest[key] = value;
+    }
+  }
+  return split;
+}
+
 absl::StatusOr<MuZeroConfig> LoadMuZeroConfig(
     const std::string& preset_or_path,
     const std::vector<std::string>& overrides) {

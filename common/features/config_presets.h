@@ -6,6 +6,7 @@
 #ifndef MMAPZERO_COMMON_FEATURES_CONFIG_PRESETS_H_
 #define MMAPZERO_COMMON_FEATURES_CONFIG_PRESETS_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,19 @@ absl::Status ApplyOverride(const std::string& assignment, MuZeroConfig* config);
 absl::StatusOr<MuZeroConfig> LoadMuZeroConfig(
     const std::string& preset_or_path,
     const std::vector<std::string>& overrides);
+
+// The muzero solver's `--set key=value` settings (in process or on the
+// local cluster) split into the config they make and the rest: "config"
+// names a preset or a JSON file (default "cpu"), a dotted key
+// ("search.simulations") overrides that field; every other key is the
+// caller's to read.
+struct MuZeroConfigSettings {
+  std::string config = "cpu";
+  std::vector<std::string> overrides;  // "a.b=value", in key order
+  std::map<std::string, std::string> rest;
+};
+MuZeroConfigSettings SplitMuZeroConfigSettings(
+    const std::map<std::string, std::string>& settings);
 
 // Every size and ratio in range; errors name the field and the value.
 absl::Status CheckMuZeroConfig(const MuZeroConfig& config);

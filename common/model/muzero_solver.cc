@@ -35,7 +35,6 @@ namespace {
 using solvers::SolverBudget;
 using solvers::SolverSettings;
 
-constexpr char kDefaultConfig[] = "cpu";
 // Learner steps between published parameter versions.
 constexpr int64_t kPublishInterval = 10;
 // How often the Solve thread checks the budget, and logs a status line.
@@ -249,27 +248,24 @@ absl::StatusOr<int64_t> LoadSaved(const std::string& dir,
 
 absl::StatusOr<std::unique_ptr<MuZeroSolver>> MuZeroSolver::Create(
     const SolverSettings& settings) {
-  std::string preset = kDefaultConfig;
-  std::string checkpoint;
-  std::vector<std::string> overrides;
+  features::MuZeroConfigSettings split =
+      features::SplitMuZeroConfigSettings(settings);
+  const std::string& preset = split.config;
+  const std::vector<std::string>& overrides = split.overrides;
+  SolverSettings& rest = split.rest;
   SolverSettings effective;
-  SolverSettings rest;
   for (const auto& [key, value] : settings) {
-    if (key == "config") {
-      preset = value;
-    } else if (key == "checkpoint") {
-      if (value.empty()) {
-        return absl::InvalidArgumentError(
-            "muzero: checkpoint: needs a directory (checkpoint=DIR)");
-      }
-      checkpoint = value;
-      effective[key] = value;
-    } else if (key.find('.') != std::string::npos) {
-      overrides.push_back(absl::StrCat(key, "=", value));
-      effective[key] = value;
-    } else {
-      rest[key] = value;
+    if (key.find('.') != std::string::npos) effective[key] = value;
+  }
+  std::string checkpoint;
+  if (const auto it = rest.find("checkpoint"); it != rest.end()) {
+    if (it->second.empty()) {
+      return absl::InvalidArgumentError(
+          "muzero: checkpoint: needs a directory (checkpoint=DIR)");
     }
+    checkpoint = it->second;
+    effective["checkpoint"] = checkpoint;
+    rest.erase(it);
   }
   absl::StatusOr<MuZeroConfig> config =
       features::LoadMuZeroConfig(preset, overrides);
