@@ -1,6 +1,7 @@
 #include "actor/actor_job.h"
 
 #include <functional>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -45,7 +46,11 @@ absl::StatusOr<std::shared_ptr<ActorJob>> ActorJob::Start(
       .sink = [raw = job.get()](const game::MMapGame& game,
                                 agent::Trajectory trajectory) {
         raw->OnGame(game, std::move(trajectory));
-      }};
+      },
+      // The job's best when the job was assigned (the heuristic's seed).
+      .start = assignment.has_best() && assignment.best().decisions_size() > 0
+                   ? std::optional<Solution>(assignment.best())
+                   : std::nullopt};
   absl::StatusOr<std::unique_ptr<model::SelfPlay>> self_play =
       model::SelfPlay::Create(*program, std::move(networks->network),
                               std::move(play));

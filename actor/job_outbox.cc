@@ -49,9 +49,19 @@ void JobOutbox::SetWorkerId(const std::string& worker_id) {
 }
 
 void JobOutbox::Add(v1::Trajectory trajectory) {
+  const auto bytes = static_cast<int64_t>(trajectory.ByteSizeLong());
   absl::MutexLock lock(&mu_);
   if (draining_) return;
-  queue_.push_back(Queued{next_seq_++, std::move(trajectory)});
+  if (bytes > options_.max_request_bytes) {
+    ++stats_.oversized;
+    rpc::LogLine("warning", "trajectory_oversized",
+                 {{"job", options_.job_id},
+                  {"steps", absl::StrCat(trajectory.steps_size())},
+                  {"bytes", absl::StrCat(bytes)},
+                  {"limit", absl::StrCat(options_.max_request_bytes)}});
+    return;
+  }
+  queue_.push_back(Queued{next_seq_++, bytes, std::move(trajectory)});
   while (static_cast<int>(queue_.size()) > std::max(1, options_.max_queued)) {
     queue_.pop_front();
     ++stats_.dropped;
@@ -175,7 +185,11 @@ bool JobOutbox::SendBatch() {
     request.set_worker_id(worker_id_);
     const int n =
         std::min<int>(queue_.size(), std::max(1, options_.batch_size));
+    int64_t bytes = 0;
     for (int i = 0; i < n; ++i) {
+      // The first always goes (Add refused any over the limit alone).
+      bytes += queue_[i].bytes;
+      if (i > 0 && bytes > options_.max_request_bytes) break;
       *request.add_trajectories() = queue_[i].trajectory;
       last_seq = queue_[i].seq;
     }
@@ -191,7 +205,8 @@ bool JobOutbox::SendBatch() {
   if (!status.ok()) {
     ++stats_.send_failures;
     // Replay refuses these trajectories: retrying cannot help.
-    if (status.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+    if (status.error_code() == grpc::StatusCode::INVALID_ARGUMENT ||
+        status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
       while (!queue_.empty() && queue_.front().seq <= last_seq) {
         queue_.pop_front();
         ++stats_.dropped;

@@ -6,6 +6,9 @@
 // - Trajectories wait in a bounded queue; when replay is away (no address
 //   yet, or calls failing) and the queue is full, the oldest is dropped and
 //   counted (`dropped`): fresh games are worth more to the learner.
+// - A batch stays under `max_request_bytes` (serialised), so it never
+//   meets replay's message limit; a single trajectory over it can never be
+//   sent and is dropped at once and counted (`oversized`), never retried.
 // - Every call has a deadline; failures are retried with backoff
 //   (common/rpc/backoff.h).
 // - A solution is offered after every feasible game and reported only when
@@ -48,6 +51,9 @@ struct JobOutboxOptions {
   std::string worker_id;  // sent with every insert
   int batch_size = 8;     // trajectories per InsertTrajectories
   int max_queued = 256;   // beyond: the oldest is dropped
+  // Serialised bytes of one InsertTrajectories request at most: under
+  // replay's 64 MiB message limit with room for the envelope.
+  int64_t max_request_bytes = int64_t{60} << 20;
   absl::Duration rpc_deadline = absl::Seconds(5);
   SolutionReporter report;  // may be empty: no reports
 };
@@ -58,6 +64,7 @@ struct OutboxStats {
   int64_t dropped = 0;        // oldest dropped from a full queue, or left
                               // over when a drain timed out
   int64_t send_failures = 0;  // failed InsertTrajectories calls
+  int64_t oversized = 0;      // single trajectories over max_request_bytes
   int64_t reports = 0;        // solutions the coordinator answered
   int64_t accepted = 0;       // ... and took as the job's best
   double best_offered = -1;   // normalised return; -1: none
@@ -91,6 +98,7 @@ class JobOutbox {
  private:
   struct Queued {
     uint64_t seq;
+    int64_t bytes;  // serialised
     v1::Trajectory trajectory;
   };
   struct PendingReport {

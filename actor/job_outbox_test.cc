@@ -99,6 +99,36 @@ TEST_F(JobOutboxTest, SendsInBatchesOfAtMostBatchSize) {
   }
 }
 
+// A trajectory of `steps` steps of `floats` observation floats each.
+v1::Trajectory Sized(double mark, int steps, int floats) {
+  v1::Trajectory trajectory = Marked(mark);
+  for (int i = 1; i < steps; ++i) trajectory.add_steps()->set_buffer(i);
+  for (auto& step : *trajectory.mutable_steps()) {
+    step.mutable_vector()->Resize(floats, 0.5f);
+  }
+  return trajectory;
+}
+
+TEST_F(JobOutboxTest, KeepsBatchesUnderTheByteLimitAndDropsOversizedGames) {
+  JobOutboxOptions options = Options(8);
+  options.max_request_bytes = 10'000;
+  JobOutbox outbox(options);
+  // About 4 KB each: two fit a request, three do not.
+  for (int i = 0; i < 4; ++i) outbox.Add(Sized(i, 10, 100));
+  // About 40 KB: can never be sent, so it is not queued (not retried).
+  outbox.Add(Sized(9, 100, 100));
+  EXPECT_EQ(outbox.stats().oversized, 1);
+  EXPECT_EQ(outbox.stats().queued, 4);
+  outbox.SetReplayAddress(address());
+  ASSERT_TRUE(WaitFor([&] { return outbox.stats().sent == 4; }));
+  EXPECT_THAT(InsertedMarks(), ElementsAre(0, 1, 2, 3));
+  for (const auto& insert : replay_.inserts()) {
+    EXPECT_LE(insert.ByteSizeLong(), 10'000u);
+    EXPECT_LE(insert.trajectories_size(), 2);
+  }
+  EXPECT_EQ(outbox.stats().send_failures, 0);
+}
+
 TEST_F(JobOutboxTest, RetriesUntilReplayIsBack) {
   replay_.set_available(false);
   JobOutbox outbox(Options());

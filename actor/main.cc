@@ -15,6 +15,7 @@
 #include "actor/actor_metrics.h"
 #include "actor/actor_worker.h"
 #include "common/base/status_macros.h"
+#include "common/model/compute_threads.h"
 #include "common/rpc/log_line.h"
 #include "common/rpc/service_main.h"
 #include "common/rpc/worker_flags.h"
@@ -41,7 +42,7 @@ absl::StatusOr<rpc::StopService> Start() {
       rpc::WorkerFlagsFromCommandLine("actor", kDefaultMetricsPort));
   // Small networks and batches: parallelism comes from jobs and actors,
   // not intra-op threads (see common/model/muzero_solver.cc).
-  torch::set_num_threads(flags.threads);
+  model::SetComputeThreads(flags.threads);
   ASSIGN_OR_RETURN(std::unique_ptr<ActorMetrics> metrics,
                    ActorMetrics::Start(flags.metrics_listen));
   ASSIGN_OR_RETURN(

@@ -23,6 +23,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/features/config_presets.h"
+#include "common/model/compute_threads.h"
 #include "common/model/network_checkpoint.h"
 #include "common/model/self_play.h"
 #include "common/rpc/grpc_server.h"
@@ -197,7 +198,7 @@ class TestCluster {
  public:
   // `seed_solver` seeds each job's best ("drop-all": easily beaten).
   explicit TestCluster(const std::string& seed_solver = "drop-all") {
-    torch::set_num_threads(1);
+    model::SetComputeThreads(1);
     coordinator::CoordinatorServerOptions options;
     options.listen = "127.0.0.1:0";
     options.tick_interval = absl::Hours(1);

@@ -31,6 +31,7 @@
 
 #include "common/agent/replay_buffer.h"
 #include "common/features/config_presets.h"
+#include "common/model/compute_threads.h"
 #include "common/model/learner.h"
 #include "common/model/networks.h"
 #include "common/model/self_play.h"
@@ -209,7 +210,7 @@ void UnrollRow(const BenchNetwork& bench, const torch::Device& device) {
 }
 
 int Run(int threads) {
-  if (threads > 0) torch::set_num_threads(threads);
+  if (threads > 0) model::SetComputeThreads(threads);
   torch::manual_seed(1);
   const torch::Device device = DefaultDevice();
   const MuZeroConfig cpu = features::CpuPreset();

@@ -32,6 +32,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/features/config_presets.h"
+#include "common/model/compute_threads.h"
 #include "common/model/network_checkpoint.h"
 #include "common/model/networks.h"
 #include "common/model/self_play.h"
@@ -133,7 +134,7 @@ void Run(const BenchNetwork& spec, int repeats,
 
 int Main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::max(1, std::atoi(argv[1])) : 50;
-  torch::set_num_threads(1);
+  model::SetComputeThreads(1);
   learner::ParameterServiceImpl service;
   absl::StatusOr<rpc::StartedServer> started =
       rpc::StartGrpcServer({.services = {&service},

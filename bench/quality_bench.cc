@@ -55,7 +55,7 @@ struct Flags {
 // The solvers whose progress the convergence plot shows.
 bool Converges(const std::string& solver) {
   return solver == "es" || solver == "brkga" || solver == "random" ||
-         solver == "muzero";
+         solver.rfind("muzero", 0) == 0;
 }
 
 std::vector<std::string> List(const std::string& text) {

@@ -42,6 +42,7 @@
 
 #include "common/features/config_presets.h"
 #include "common/features/feature_extractor.h"
+#include "common/model/compute_threads.h"
 #include "common/model/network_evaluator.h"
 #include "common/model/networks.h"
 #include "common/model/self_play.h"
@@ -338,7 +339,7 @@ void PrintNetworkRow(const char* workload, int games, int simulations,
 }
 
 int PrintNetworkTable(int torch_threads, double min_seconds, int repeats) {
-  torch::set_num_threads(torch_threads);
+  model::SetComputeThreads(torch_threads);
   torch::manual_seed(1);
   absl::StatusOr<MuZeroConfig> config = features::LoadMuZeroConfig("cpu", {});
   if (!config.ok()) {

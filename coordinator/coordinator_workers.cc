@@ -175,6 +175,12 @@ absl::StatusOr<v1::Assignment> Coordinator::AssignmentLocked(
                      WorkloadLocked(job_id));
     *assignment.mutable_workload() = *workload;
     *assignment.mutable_config() = job.config;
+    absl::StatusOr<BestSolution> best = store_->GetBest(job_id);
+    if (best.ok()) {
+      *assignment.mutable_best() = std::move(best->solution);
+    } else if (!absl::IsNotFound(best.status())) {
+      return best.status();
+    }
   }
   return assignment;
 }

@@ -3,6 +3,7 @@
 // checkpoint at the same step (as when the lease passes to a new learner),
 // checkpoints on Stop, refuses configs and checkpoints that do not fit,
 // and trains from a PrefetchQueue with the metrics filled in.
+#include "common/model/compute_threads.h"
 #include "learner/learner_job.h"
 
 #include <grpcpp/create_channel.h>
@@ -121,7 +122,7 @@ std::string ReadFile(const std::string& path) {
 }
 
 TEST(LearnerJobTest, TrainsToTheBudgetAndResumesAtTheSameStep) {
-  torch::set_num_threads(1);
+  model::SetComputeThreads(1);
   const std::string dir = FreshDir("learner_job_resume");
   ParameterServiceImpl service;
   {
@@ -171,7 +172,7 @@ TEST(LearnerJobTest, TrainsToTheBudgetAndResumesAtTheSameStep) {
 // What actors fetch is the network the learner trained: the last snapshot
 // over a loopback ParameterService equals the final checkpoint's network.
 TEST(LearnerJobTest, PublishedSnapshotIsTheTrainedNetwork) {
-  torch::set_num_threads(1);
+  model::SetComputeThreads(1);
   const std::string dir = FreshDir("learner_job_publish");
   ParameterServiceImpl service;
   absl::StatusOr<rpc::StartedServer> server =
@@ -205,7 +206,7 @@ TEST(LearnerJobTest, PublishedSnapshotIsTheTrainedNetwork) {
 }
 
 TEST(LearnerJobTest, StopWritesACheckpointAtTheCurrentStep) {
-  torch::set_num_threads(1);
+  model::SetComputeThreads(1);
   const std::string dir = FreshDir("learner_job_stop");
   LearnerJobOptions options = Options(dir, 0);  // no budget
   options.checkpoint_interval = 1000;
@@ -249,7 +250,7 @@ TEST(LearnerJobTest, RefusesBadConfigsAndCheckpointsOfAnotherSize) {
 }
 
 TEST(LearnerJobTest, TrainsFromAPrefetchQueueWithMetrics) {
-  torch::set_num_threads(1);
+  model::SetComputeThreads(1);
   absl::StatusOr<std::unique_ptr<LearnerMetrics>> metrics =
       LearnerMetrics::Start("");
   ASSERT_TRUE(metrics.ok());

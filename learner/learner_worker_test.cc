@@ -5,6 +5,7 @@
 // checkpoints and withdraws the parameters when the lease goes, and a
 // second learner resumes at the first one's step after a takeover. Last,
 // the same against the real replay server (replay/).
+#include "common/model/compute_threads.h"
 #include "learner/learner_worker.h"
 
 #include <grpcpp/create_channel.h>
@@ -224,7 +225,7 @@ class LearnerWorkerTest : public ::testing::Test {
 };
 
 TEST_F(LearnerWorkerTest, TrainsTheAssignedJobToItsBudget) {
-  torch::set_num_threads(1);
+  model::SetComputeThreads(1);
   StartFakeReplay();
   std::unique_ptr<LearnerWorker> worker = StartLearner();
   ASSERT_NE(worker, nullptr);
@@ -247,7 +248,7 @@ TEST_F(LearnerWorkerTest, TrainsTheAssignedJobToItsBudget) {
 }
 
 TEST_F(LearnerWorkerTest, ServesParametersAndResumesAfterATakeover) {
-  torch::set_num_threads(1);
+  model::SetComputeThreads(1);
   StartFakeReplay();
   std::unique_ptr<LearnerWorker> first = StartLearner();
   ASSERT_NE(first, nullptr);
@@ -281,7 +282,7 @@ TEST_F(LearnerWorkerTest, ServesParametersAndResumesAfterATakeover) {
 // test inserts games as an actor would, the learner samples them through
 // its prefetch queue and trains the job to its budget.
 TEST_F(LearnerWorkerTest, TrainsFromARealReplayServer) {
-  torch::set_num_threads(1);
+  model::SetComputeThreads(1);
   replay::ReplayServerOptions options;
   options.listen = "127.0.0.1:0";
   options.coordinator = address_;

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
+#include "common/model/compute_threads.h"
 #include "common/rpc/metrics_endpoint.h"
 #include "common/rpc/service_main.h"
 #include "learner/learner_worker.h"
@@ -118,7 +119,7 @@ absl::StatusOr<LearnerWorkerOptions> OptionsFromFlags() {
 absl::StatusOr<rpc::StopService> Start() {
   ASSIGN_OR_RETURN(LearnerWorkerOptions options, OptionsFromFlags());
   if (const int threads = absl::GetFlag(FLAGS_torch_threads); threads > 0) {
-    torch::set_num_threads(threads);
+    model::SetComputeThreads(threads);
   }
   const std::string listen = options.listen;
   ASSIGN_OR_RETURN(std::unique_ptr<LearnerWorker> worker,

@@ -13,6 +13,7 @@
 
 #include "absl/flags/flag.h"
 #include "common/base/status_macros.h"
+#include "common/model/compute_threads.h"
 #include "common/rpc/log_line.h"
 #include "common/rpc/service_main.h"
 #include "common/rpc/worker_flags.h"
@@ -36,7 +37,7 @@ absl::StatusOr<rpc::StopService> Start() {
   ASSIGN_OR_RETURN(
       const rpc::WorkerFlags flags,
       rpc::WorkerFlagsFromCommandLine("reanalyse", kDefaultMetricsPort));
-  torch::set_num_threads(flags.threads);
+  model::SetComputeThreads(flags.threads);
   ASSIGN_OR_RETURN(std::unique_ptr<ReanalyseMetrics> metrics,
                    ReanalyseMetrics::Start(flags.metrics_listen));
   ASSIGN_OR_RETURN(

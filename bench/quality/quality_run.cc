@@ -2,6 +2,11 @@
 
 #include <chrono>
 #include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_split.h"
 
 #include "common/solvers/solver.h"
 #include "common/validate/evaluation.h"
@@ -27,8 +32,16 @@ QualityRow RunQualityCell(const std::string& solver_name,
   row.workload = workload.name;
   row.buffers = workload.program->num_buffers();
   row.solver = solver_name;
+  // NAME or NAME:key=value:key=value (solver settings, e.g. an ablation).
+  const std::vector<std::string> parts = absl::StrSplit(solver_name, ':');
+  solvers::SolverSettings settings;
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const std::pair<std::string, std::string> kv =
+        absl::StrSplit(parts[i], absl::MaxSplits('=', 1));
+    settings[kv.first] = kv.second;
+  }
   absl::StatusOr<std::unique_ptr<solvers::Solver>> solver =
-      solvers::MakeSolver(solver_name, {});
+      solvers::MakeSolver(parts[0], settings);
   if (!solver.ok()) {
     return Failed(row,
                   solver.status().code() == absl::StatusCode::kUnimplemented

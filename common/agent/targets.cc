@@ -30,6 +30,7 @@ PositionTargets MakeTargets(const Trajectory& trajectory, int index,
   out.policy.resize(K + 1);
   out.policy_weight.resize(K + 1);
   out.actions.resize(K);
+  out.demonstration = trajectory.demonstration;
   for (int k = 0; k <= K; ++k) {
     const int t = index + k;
     out.value[k] =
@@ -38,7 +39,7 @@ PositionTargets MakeTargets(const Trajectory& trajectory, int index,
         (k > 0 && t - 1 < T) ? trajectory.steps[t - 1].reward : 0.0f;
     if (t < T) {
       out.policy[k] = trajectory.steps[t].policy;
-      out.policy_weight[k] = 1;
+      out.policy_weight[k] = trajectory.steps[t].fast_move ? 0 : 1;
     } else {
       out.policy[k] = {1.0f / 3, 1.0f / 3, 1.0f / 3};
       out.policy_weight[k] = 0;

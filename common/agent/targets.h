@@ -11,8 +11,12 @@
 //    steps[t-1].reward, the reward of the transition INTO t; 0 past the end.
 //    A Drop-backup transition needs no special case: its stored reward
 //    already includes the penalty (MMAPGAME.md 4.5).
-//  - policy: steps[t].policy with weight 1 while t < T; uniform with weight 0
-//    past the end (the policy loss is masked there, as in MuZero).
+//  - policy: steps[t].policy with weight 1 while t < T, 0 for a fast move
+//    (playout cap or forced: no search made it); uniform with weight 0 past
+//    the end (the policy loss is masked there, as in MuZero). A
+//    demonstration's policy (one-hot on its action) is imitated only where
+//    its value target beats the network's value (self-imitation, Oh et al.
+//    2018): the loss applies that test (muzero_loss.h).
 //  - actions (k = 1..K, K entries): steps[i+k-1].action; past the end Drop
 //    (2): deterministic (no generator to checkpoint) and always a move the
 //    game allows; its value/reward targets are 0 whatever the action.
@@ -43,6 +47,8 @@ struct PositionTargets {
   std::vector<float> policy_weight;  // 1 inside the trajectory, 0 past it
   // K entries: the action of the recurrent step k + 1.
   std::vector<uint8_t> actions;
+  // From a demonstration trajectory: self-imitation gates the policy loss.
+  bool demonstration = false;
 };
 
 // The n-step value target z_t (0 for t >= T).

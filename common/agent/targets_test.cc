@@ -90,5 +90,21 @@ TEST(TargetsTest, LongTdStepsSumToTheEnd) {
   EXPECT_EQ(ValueTarget(FourSteps(), 4, 10, 0.9), 0);
 }
 
+TEST(TargetsTest, FastMovesCarryNoPolicyTarget) {
+  Trajectory t = FourSteps();
+  t.steps[1].fast_move = true;
+  const PositionTargets p = MakeTargets(t, 0, kOptions);
+  EXPECT_THAT(p.policy_weight, ElementsAre(1, 0, 1));
+  EXPECT_FALSE(p.demonstration);
+  // Values and rewards are unchanged by the flag.
+  EXPECT_EQ(p.value, MakeTargets(FourSteps(), 0, kOptions).value);
+}
+
+TEST(TargetsTest, DemonstrationFlagReachesTheTargets) {
+  Trajectory t = FourSteps();
+  t.demonstration = true;
+  EXPECT_TRUE(MakeTargets(t, 2, kOptions).demonstration);
+}
+
 }  // namespace
 }  // namespace mmapzero::agent

@@ -31,6 +31,9 @@ struct TrajectoryStep {
   float reward = 0;                // transition reward, penalty included
   float root_value = 0;            // search value at the root
   std::array<float, 3> policy{};   // search policy target
+  // Played without a search (playout cap, or the only legal action): the
+  // policy is no training target; root_value is still a value estimate.
+  bool fast_move = false;
 };
 
 struct Trajectory {
@@ -39,6 +42,9 @@ struct Trajectory {
   double normalised_return = 0;
   int64_t parameter_version = 0;      // learner step of the acting network
   int32_t drop_backups = 0;
+  // A replayed solution (the heuristic's plan or a best game): its policy
+  // is imitated only where its return beats the network's value.
+  bool demonstration = false;
 };
 
 }  // namespace mmapzero::agent

@@ -25,6 +25,7 @@ void StepToProto(const TrajectoryStep& step, bool with_observation,
   out->set_reward(step.reward);
   out->set_root_value(step.root_value);
   out->mutable_policy()->Assign(step.policy.begin(), step.policy.end());
+  out->set_fast_move(step.fast_move);
 }
 
 void GameToProto(const Trajectory& trajectory, v1::Trajectory* out) {
@@ -33,6 +34,7 @@ void GameToProto(const Trajectory& trajectory, v1::Trajectory* out) {
   out->set_parameter_version(trajectory.parameter_version);
   out->set_targets_version(trajectory.parameter_version);
   out->set_drop_backups(trajectory.drop_backups);
+  out->set_demonstration(trajectory.demonstration);
 }
 
 absl::Status Invalid(absl::string_view field, absl::string_view what) {
@@ -155,6 +157,7 @@ absl::StatusOr<Trajectory> TrajectoryFromProto(const v1::Trajectory& proto,
   out.normalised_return = proto.normalised_return();
   out.parameter_version = proto.parameter_version();
   out.drop_backups = proto.drop_backups();
+  out.demonstration = proto.demonstration();
   out.steps.resize(proto.steps_size());
   ObservationShape shape;
   for (int i = 0; i < proto.steps_size(); ++i) {
@@ -174,6 +177,7 @@ absl::StatusOr<Trajectory> TrajectoryFromProto(const v1::Trajectory& proto,
     to.reward = step.reward();
     to.root_value = step.root_value();
     std::copy(step.policy().begin(), step.policy().end(), to.policy.begin());
+    to.fast_move = step.fast_move();
   }
   return out;
 }

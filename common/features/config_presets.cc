@@ -176,6 +176,8 @@ MuZeroConfig PaperPreset() {
   t->set_training_steps(1000000);
   t->set_checkpoint_interval(1000);
   t->set_seed(1);
+  t->set_target_scaling(TrainingConfig::NORMALISED);
+  t->set_demonstration_fraction(0.25);
   return c;
 }
 
@@ -185,28 +187,34 @@ MuZeroConfig CpuPreset() {
   FeatureConfig* f = c.mutable_features();
   f->set_next_buffers(3);
   f->set_same_tensor_buffers(2);
-  f->set_occupancy_time_bins(32);
-  f->set_occupancy_byte_bins(32);
+  f->set_occupancy_time_bins(4);
+  f->set_occupancy_byte_bins(8);
   f->set_occupancy_window_steps(32);
-  f->set_target_occupancy_bins(32);
+  f->set_target_occupancy_bins(16);
   f->set_supply_window_steps(16);
   NetworkConfig* n = c.mutable_network();
+  n->set_trunk(NetworkConfig::MLP);
   n->set_hidden_size(64);
-  n->set_resnet_channels(16);
-  n->set_resnet_blocks(1);
+  n->set_resnet_channels(1);
+  n->set_resnet_blocks(0);
   n->set_mlp_hidden(64);
-  n->set_value_support_size(50);
-  n->set_reward_support_size(50);
+  n->set_value_support_size(12);
+  n->set_reward_support_size(6);
   SearchConfig* s = c.mutable_search();
-  s->set_simulations(24);
+  s->set_mode(SearchConfig::GUMBEL_REAL_GAME);
+  s->set_simulations(3);
+  s->set_fast_move_fraction(0.75);
+  s->set_best_start_fraction(1);
+  s->set_best_start_window(4);
   s->set_temperature_decay_steps(5000);
-  s->set_batch_games(8);
+  s->set_batch_games(128);
   TrainingConfig* t = c.mutable_training();
-  t->set_batch_size(64);
+  t->set_batch_size(256);
+  t->set_td_steps(20);
   t->set_learning_rate(1e-3);
   t->set_replay_size(2000);
-  t->set_reanalyse_fraction(0.25);
-  t->set_training_steps(10000);
+  t->set_reanalyse_fraction(0);
+  t->set_training_steps(100000);
   t->set_checkpoint_interval(500);
   return c;
 }
@@ -341,6 +349,10 @@ absl::Status CheckMuZeroConfig(const MuZeroConfig& config) {
       InRange("network.value_support_size", n.value_support_size(), 1, 10000));
   RETURN_IF_ERROR(InRange("network.reward_support_size",
                           n.reward_support_size(), 1, 10000));
+  if (!NetworkConfig::Trunk_IsValid(n.trunk())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "config field network.trunk = ", n.trunk(), ": unknown trunk"));
+  }
 
   const SearchConfig& s = config.search();
   if (!SearchConfig::Mode_IsValid(s.mode())) {
@@ -364,6 +376,12 @@ absl::Status CheckMuZeroConfig(const MuZeroConfig& config) {
   RETURN_IF_ERROR(InRange("search.gumbel_considered_actions",
                           s.gumbel_considered_actions(), 1, 3));
   RETURN_IF_ERROR(InRange("search.batch_games", s.batch_games(), 1, 4096));
+  RETURN_IF_ERROR(InRange("search.fast_move_fraction", s.fast_move_fraction(),
+                          0.0, 0.999));
+  RETURN_IF_ERROR(InRange("search.best_start_fraction",
+                          s.best_start_fraction(), 0.0, 1.0));
+  RETURN_IF_ERROR(InRange("search.best_start_window", s.best_start_window(), 0,
+                          1 << 30));
 
   const TrainingConfig& t = config.training();
   RETURN_IF_ERROR(InRange("training.batch_size", t.batch_size(), 1, 65536));
@@ -379,6 +397,13 @@ absl::Status CheckMuZeroConfig(const MuZeroConfig& config) {
                                    t.training_steps(), 1, int64_t{1} << 40));
   RETURN_IF_ERROR(InRange("training.checkpoint_interval",
                           t.checkpoint_interval(), 1, 100000000));
+  RETURN_IF_ERROR(InRange("training.demonstration_fraction",
+                          t.demonstration_fraction(), 0.0, 1.0));
+  if (!TrainingConfig::TargetScaling_IsValid(t.target_scaling())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config field training.target_scaling = ",
+                     t.target_scaling(), ": unknown scaling"));
+  }
   return absl::OkStatus();
 }
 

@@ -49,12 +49,21 @@ TEST(PresetsTest, PaperHoldsTable6) {
 TEST(PresetsTest, CpuIsSmall) {
   const MuZeroConfig c = CpuPreset();
   EXPECT_EQ(c.preset(), "cpu");
-  EXPECT_EQ(c.features().occupancy_time_bins(), 32);
+  // The cheap actor: a tiny map into an MLP, a few real-game simulations
+  // on a quarter of the moves, many games per network call.
+  EXPECT_EQ(c.features().occupancy_time_bins() *
+                c.features().occupancy_byte_bins(),
+            32);
+  EXPECT_EQ(c.network().trunk(), NetworkConfig::MLP);
   EXPECT_LE(c.network().hidden_size(), 64);
-  EXPECT_LE(c.network().resnet_blocks(), 2);
-  EXPECT_LE(c.search().simulations(), 32);
-  EXPECT_EQ(c.training().batch_size(), 64);
+  EXPECT_EQ(c.search().mode(), SearchConfig::GUMBEL_REAL_GAME);
+  EXPECT_LE(c.search().simulations(), 4);
+  EXPECT_GT(c.search().fast_move_fraction(), 0);
+  EXPECT_GE(c.search().batch_games(), 64);
+  EXPECT_EQ(c.training().batch_size(), 256);
   EXPECT_EQ(c.training().replay_size(), 2000);
+  EXPECT_EQ(c.training().target_scaling(), TrainingConfig::NORMALISED);
+  EXPECT_GT(c.training().demonstration_fraction(), 0);
 }
 
 TEST(PresetsTest, ByName) {
@@ -72,7 +81,7 @@ TEST(LoadTest, PresetNameWithOverrides) {
   EXPECT_EQ(c->search().mode(), SearchConfig::GUMBEL);
   EXPECT_DOUBLE_EQ(c->training().learning_rate(), 0.01);
   EXPECT_EQ(c->training().seed(), 42u);
-  EXPECT_EQ(c->training().batch_size(), 64);  // from the preset
+  EXPECT_EQ(c->training().batch_size(), 256);  // from the preset
 }
 
 TEST(LoadTest, FileStartsFromItsPreset) {

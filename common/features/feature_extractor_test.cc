@@ -83,8 +83,8 @@ Action RandomLegal(const MMapGame& game, std::mt19937* rng) {
 TEST(FeatureSizesTest, MatchVectorAndOccupancySize) {
   const FeatureConfig cpu = CpuPreset().features();
   const FeatureConfig paper = PaperPreset().features();
-  EXPECT_EQ(VectorSize(cpu), 12 * 6 + 32 + 16 + 18 + 10);
-  EXPECT_EQ(OccupancySize(cpu), 32 * 32);
+  EXPECT_EQ(VectorSize(cpu), 12 * 6 + 16 + 16 + 18 + 10);
+  EXPECT_EQ(OccupancySize(cpu), 4 * 8);
   EXPECT_EQ(VectorSize(paper), 12 * 9 + 128 + 64 + 18 + 10);
   EXPECT_EQ(OccupancySize(paper), 128 * 128);
   MMapGame game(TinyProgram());

@@ -1,6 +1,7 @@
 #include "common/model/learner.h"
 
 #include <cmath>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -54,9 +55,14 @@ absl::StatusOr<LearnerStats> Learner::Step() {
     return absl::FailedPreconditionError(
         "learner: no replay (batches come from elsewhere: Step(positions))");
   }
+  int demonstrated = 0;
+  if (demonstrations_ != nullptr && demonstrations_->size() > 0) {
+    demonstrated = static_cast<int>(std::lround(
+        training_.demonstration_fraction() * training_.batch_size()));
+  }
   std::vector<agent::SampledPosition> positions =
-      replay_->Sample(training_.batch_size());
-  if (positions.empty()) {
+      replay_->Sample(training_.batch_size() - demonstrated);
+  if (positions.empty() && demonstrated == 0) {
     return absl::FailedPreconditionError("learner: the replay is empty");
   }
   int reanalysed = 0;
@@ -74,6 +80,11 @@ absl::StatusOr<LearnerStats> Learner::Step() {
       if (auto fresh = replay_->Get(p.id)) p.trajectory = std::move(fresh);
       ++reanalysed;
     }
+  }
+  if (demonstrated > 0) {
+    std::vector<agent::SampledPosition> shown =
+        demonstrations_->Sample(demonstrated);
+    std::move(shown.begin(), shown.end(), std::back_inserter(positions));
   }
   return Train(positions, reanalysed);
 }

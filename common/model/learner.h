@@ -79,6 +79,13 @@ class Learner {
   absl::Status Save(const std::string& dir) const;
   absl::Status Load(const std::string& dir);
 
+  // Demonstrations (demonstration.h), not owned: from now on the last
+  // round(training.demonstration_fraction * batch_size) positions of every
+  // batch Step() samples come from `demonstrations` while it holds any.
+  void set_demonstrations(agent::ReplayBuffer* demonstrations) {
+    demonstrations_ = demonstrations;
+  }
+
   int64_t step() const { return step_; }
   MuZeroNetwork& network() { return network_; }
   torch::optim::Adam& optimizer() { return *optimizer_; }
@@ -97,6 +104,7 @@ class Learner {
   MuZeroNetwork network_;
   agent::ReplayBuffer* replay_;
   Reanalyser* reanalyser_;
+  agent::ReplayBuffer* demonstrations_ = nullptr;
   std::unique_ptr<torch::optim::Adam> optimizer_;
   int64_t step_ = 0;
 };

@@ -1,5 +1,6 @@
 // The learner on small hand-made replays: targets reach the loss as computed
 // by hand, the loss falls, and a checkpoint resumes the exact same run.
+#include "common/model/compute_threads.h"
 #include "common/model/learner.h"
 
 #include <gmock/gmock.h>
@@ -34,7 +35,7 @@ NetworkConfig CpuLikeNetwork() {
 }
 
 MuZeroNetwork MakeNetwork(uint64_t seed) {
-  torch::set_num_threads(1);
+  model::SetComputeThreads(1);
   torch::manual_seed(seed);
   auto network = CreateNetwork(CpuLikeNetwork(), kShape, torch::kCPU);
   EXPECT_TRUE(network.ok()) << network.status();
@@ -123,6 +124,27 @@ TEST(MuZeroLossTest, StackedTargetsMatchHandComputedOnes) {
               1e-4);
   EXPECT_GT(loss.value, 0);
   EXPECT_GT(loss.reward, 0);
+}
+
+// Self-imitation: a demonstration's policy is a target only where its value
+// target beats the network's value (0 for the fresh network: zero heads).
+TEST(MuZeroLossTest, DemonstrationPolicyOnlyWhereItBeatsTheValue) {
+  // A one-step game with td 1: the value target is the step's reward.
+  auto with_reward = [](float reward, bool demonstration) {
+    agent::Trajectory t = Synthetic(0, 1);
+    t.steps[0].reward = reward;
+    t.steps[0].policy = {1, 0, 0};
+    t.demonstration = demonstration;
+    const agent::PositionTargets targets =
+        agent::MakeTargets(t, 0, {/*unroll_steps=*/1, /*td_steps=*/1, 1.0});
+    const TrainingBatch batch =
+        StackBatch({&t.steps[0]}, {targets}, kShape, torch::kCPU);
+    MuZeroNetwork network = MakeNetwork(1);
+    return MuZeroLoss(network, batch).policy;
+  };
+  EXPECT_GT(with_reward(5, /*demonstration=*/true), 0);    // 5 > 0: imitate
+  EXPECT_EQ(with_reward(-5, /*demonstration=*/true), 0);   // worse: ignored
+  EXPECT_GT(with_reward(-5, /*demonstration=*/false), 0);  // self-play: always
 }
 
 TEST(MuZeroLossTest, ScaleGradientKeepsValueAndScalesGradient) {

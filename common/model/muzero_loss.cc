@@ -17,6 +17,7 @@ TrainingBatch StackBatch(const std::vector<const agent::TrajectoryStep*>& roots,
   std::vector<int64_t> actions(B * K);
   std::vector<float> values(B * (K + 1)), rewards(B * (K + 1));
   std::vector<float> policies(B * (K + 1) * 3), weights(B * (K + 1));
+  std::vector<float> demonstrations(B);
   for (int64_t b = 0; b < B; ++b) {
     const agent::CompactObservation& o = roots[b]->observation;
     MMAPZERO_CHECK(static_cast<int64_t>(o.occupancy.size()) == cells &&
@@ -28,6 +29,7 @@ TrainingBatch StackBatch(const std::vector<const agent::TrajectoryStep*>& roots,
     std::copy(o.vector.begin(), o.vector.end(),
               vector.begin() + b * shape.vector_size);
     const agent::PositionTargets& t = targets[b];
+    demonstrations[b] = t.demonstration ? 1.0f : 0.0f;
     MMAPZERO_CHECK(static_cast<int64_t>(t.actions.size()) == K,
                    "every position needs the same unroll length");
     for (int64_t k = 0; k <= K; ++k) {
@@ -58,6 +60,8 @@ TrainingBatch StackBatch(const std::vector<const agent::TrajectoryStep*>& roots,
                              .to(device, false, true);
   batch.policy_weights =
       torch::from_blob(weights.data(), {B, K + 1}, f).to(device, false, true);
+  batch.demonstrations =
+      torch::from_blob(demonstrations.data(), {B}, f).to(device, false, true);
   return batch;
 }
 
@@ -88,10 +92,17 @@ LossParts MuZeroLoss(MuZeroNetwork& network, const TrainingBatch& batch) {
                                    config.value_support_size())) *
          weight)
             .mean();
+    // Self-imitation: a demonstration's move is imitated only where its
+    // return beats what the network expects from the state.
+    const torch::Tensor better =
+        (batch.value_targets.select(1, k) > out.value.detach())
+            .to(torch::kFloat);
+    const torch::Tensor imitate =
+        1 - batch.demonstrations + batch.demonstrations * better;
     const torch::Tensor policy =
         (SoftCrossEntropy(out.policy_logits,
                           batch.policy_targets.select(1, k)) *
-         batch.policy_weights.select(1, k) * weight)
+         batch.policy_weights.select(1, k) * imitate * weight)
             .mean();
     value_loss = k == 0 ? value : value_loss + value;
     policy_loss = k == 0 ? policy : policy_loss + policy;

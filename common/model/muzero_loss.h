@@ -33,6 +33,9 @@ struct TrainingBatch {
   torch::Tensor reward_targets;  // [B, K + 1] raw scalars
   torch::Tensor policy_targets;  // [B, K + 1, 3]
   torch::Tensor policy_weights;  // [B, K + 1]
+  // [B]: 1 for a position of a demonstration, whose policy is imitated
+  // only where its value target beats the network's value (self-imitation).
+  torch::Tensor demonstrations;
 };
 
 // Stacks positions (each a root step and its targets, all with the same K)

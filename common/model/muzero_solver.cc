@@ -17,12 +17,15 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/agent/demonstration.h"
 #include "common/agent/replay_buffer.h"
 #include "common/base/status_macros.h"
 #include "common/features/config_presets.h"
+#include "common/model/compute_threads.h"
 #include "common/model/learner.h"
 #include "common/model/network_checkpoint.h"
 #include "common/model/networks.h"
+#include "common/model/reanalyser.h"
 #include "common/model/run_checkpoint.h"
 #include "common/model/self_play.h"
 #include "common/solvers/best_solution.h"
@@ -42,6 +45,8 @@ constexpr absl::Duration kPoll = absl::Milliseconds(20);
 constexpr absl::Duration kLogInterval = absl::Seconds(5);
 // Self-play games averaged in the "recent" normalised return.
 constexpr int kRecentGames = 10;
+// Demonstrations kept (the newest): the heuristic's plan and the bests.
+constexpr int64_t kDemonstrations = 8;
 
 // What the actor threads found, read by the Solve thread. Games beyond
 // `game_limit` (0: none) are not counted, offered or kept.
@@ -50,16 +55,24 @@ class SelfPlayResults {
   explicit SelfPlayResults(int64_t game_limit, int actors)
       : game_limit_(game_limit), per_actor_(actors) {}
 
-  // From an actor's sink: counts and keeps one finished game; false when
-  // it is beyond the limit (dropped).
-  bool OnGame(const game::MMapGame& game) ABSL_LOCKS_EXCLUDED(mu_) {
+  struct Counted {
+    bool counted = false;   // within the limit
+    bool new_best = false;  // the best self-play game so far
+  };
+  // From an actor's sink: counts and keeps one finished game; not counted
+  // when it is beyond the limit (dropped).
+  Counted OnGame(const game::MMapGame& game) ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
-    if (game_limit_ > 0 && games_ >= game_limit_) return false;
+    if (game_limit_ > 0 && games_ >= game_limit_) return {};
     ++games_;
-    if (!game.infeasible()) best_.Offer(game);
+    const bool new_best = !game.infeasible() && best_.Improves(game.Return());
+    if (new_best) {
+      best_.Offer(game);
+      ++best_version_;
+    }
     recent_.push_back(game.infeasible() ? 0.0 : game.NormalisedReturn());
     if (recent_.size() > kRecentGames) recent_.pop_front();
-    return true;
+    return {.counted = true, .new_best = new_best};
   }
   void SetCounters(int actor, const SelfPlayCounters& counters)
       ABSL_LOCKS_EXCLUDED(mu_) {
@@ -84,6 +97,15 @@ class SelfPlayResults {
     for (double r : recent_) sum += r;
     return sum / recent_.size();
   }
+  // The best self-play game's solution when it is newer than *version
+  // (then updates it): what actors start games from.
+  std::optional<Solution> BestIfNewer(int64_t* version) const
+      ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    if (best_version_ == *version || !best_.has_solution()) return {};
+    *version = best_version_;
+    return best_.solution();
+  }
   solvers::BestSolution best() const ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
     return best_;
@@ -96,6 +118,10 @@ class SelfPlayResults {
       total.moves += c.moves;
       total.simulations += c.simulations;
       total.drop_backups += c.drop_backups;
+      total.forced_moves += c.forced_moves;
+      total.fast_moves += c.fast_moves;
+      total.best_starts += c.best_starts;
+      total.followed_moves += c.followed_moves;
     }
     total.games = games_;
     return total;
@@ -106,6 +132,7 @@ class SelfPlayResults {
   mutable absl::Mutex mu_;
   int64_t games_ ABSL_GUARDED_BY(mu_) = 0;
   solvers::BestSolution best_ ABSL_GUARDED_BY(mu_);
+  int64_t best_version_ ABSL_GUARDED_BY(mu_) = 0;  // + 1 per new best
   std::deque<double> recent_ ABSL_GUARDED_BY(mu_);
   std::vector<SelfPlayCounters> per_actor_ ABSL_GUARDED_BY(mu_);
 };
@@ -122,8 +149,14 @@ class ActorThreads {
       threads_.emplace_back(
           [this, i, parameters, results](std::stop_token stop) {
             SelfPlay& actor = *actors_[i];
+            int64_t best_seen = 0;
             while (!stop.stop_requested() && !results->LimitReached()) {
               actor.SyncParameters(*parameters);
+              // Every actor starts games from the best of all of them.
+              if (std::optional<Solution> best =
+                      results->BestIfNewer(&best_seen)) {
+                actor.OfferStart(*best);
+              }
               actor.Step();
               results->SetCounters(static_cast<int>(i), actor.counters());
             }
@@ -168,13 +201,13 @@ struct LearnerCheckpoints {
 class LearnerThread {
  public:
   LearnerThread(Learner* learner, const agent::ReplayBuffer* replay,
-                int64_t max_steps, PublishedParameters* parameters,
-                LearnerCheckpoints checkpoints)
+                const agent::ReplayBuffer* demonstrations, int64_t max_steps,
+                PublishedParameters* parameters, LearnerCheckpoints checkpoints)
       : step_(learner->step()),
-        thread_([this, learner, replay, max_steps, parameters,
+        thread_([this, learner, replay, demonstrations, max_steps, parameters,
                  checkpoints = std::move(checkpoints)](std::stop_token stop) {
           while (!stop.stop_requested() && learner->step() < max_steps) {
-            if (replay->size() == 0) {
+            if (replay->size() == 0 && demonstrations->size() == 0) {
               absl::SleepFor(absl::Milliseconds(10));
               continue;
             }
@@ -279,6 +312,8 @@ absl::StatusOr<std::unique_ptr<MuZeroSolver>> MuZeroSolver::Create(
   ASSIGN_OR_RETURN(const int64_t actors, reader.GetInt("actors", 0, 0, 64));
   ASSIGN_OR_RETURN(const int64_t log, reader.GetInt("log", 1, 0, 1));
   ASSIGN_OR_RETURN(const int64_t learn, reader.GetInt("learn", 1, 0, 1));
+  ASSIGN_OR_RETURN(const int64_t heuristic,
+                   reader.GetInt("heuristic", 1, 0, 1));
   RETURN_IF_ERROR(reader.CheckNoUnknownKeys());
   effective["actors"] = actors == 0 ? "auto" : absl::StrCat(actors);
   effective["learn"] = absl::StrCat(learn);
@@ -287,6 +322,7 @@ absl::StatusOr<std::unique_ptr<MuZeroSolver>> MuZeroSolver::Create(
                        Options{.actors = static_cast<int>(actors),
                                .log = log != 0,
                                .learn = learn != 0,
+                               .heuristic = heuristic != 0,
                                .checkpoint = std::move(checkpoint)}));
 }
 
@@ -318,7 +354,9 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
   int64_t heuristic_games = 0;
   std::string heuristic_state = "unavailable";
   absl::StatusOr<std::unique_ptr<solvers::Solver>> heuristic =
-      solvers::MakeSolver("heuristic", {});
+      heuristic_ ? solvers::MakeSolver("heuristic", {})
+                 : absl::FailedPreconditionError("off (heuristic=0)");
+  if (!heuristic.ok()) heuristic_state = std::string(heuristic.status().message());
   if (heuristic.ok()) {
     SolverBudget stage = budget;
     stage.wall_time = budget.wall_time / 4;
@@ -359,7 +397,7 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
     // OpenMP barriers collapse when another process takes a core (medium
     // example, 2 cores beside one busy process: 85 moves/s with 2 threads
     // per op, 1,280 with 1). Parallelism comes from actors + the learner.
-    torch::set_num_threads(1);
+    model::SetComputeThreads(1);
     torch::manual_seed(budget.seed);
     const ObservationShape shape = ShapeOf(config_.features());
     ASSIGN_OR_RETURN(MuZeroNetwork network,
@@ -368,13 +406,34 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
     parameters.Publish(network, 0);
     agent::ReplayBuffer replay(config_.training().replay_size(),
                                solvers::MixSeed(budget.seed, 0x7e91a7, 0));
+    // Demonstrations: the heuristic's plan, a resumed best and every new
+    // best self-play game (the newest kDemonstrations kept).
+    agent::ReplayBuffer demonstrations(
+        kDemonstrations, solvers::MixSeed(budget.seed, 0xde0, 0));
+    const bool demonstrate = config_.training().demonstration_fraction() > 0;
+    auto demonstrate_solution = [&](const Solution& solution) {
+      absl::StatusOr<agent::Trajectory> shown =
+          agent::DemonstrationFromSolution(program, solution, config_);
+      if (shown.ok()) demonstrations.Insert(*std::move(shown));
+    };
+    if (demonstrate && best.has_solution()) {
+      demonstrate_solution(best.solution());
+    }
+    std::unique_ptr<Reanalyser> reanalyser;
     std::unique_ptr<Learner> learner;
     learner_state = "off (learn=0)";
     if (learn_) {
-      absl::StatusOr<std::unique_ptr<Learner>> created = Learner::Create(
-          config_.training(), config_.search().discount(), network, &replay);
+      // Reanalyse runs on the learner's thread with the learner's network.
+      if (config_.training().reanalyse_fraction() > 0) {
+        ASSIGN_OR_RETURN(reanalyser, Reanalyser::Create(config_.search(),
+                                                        network, &replay));
+      }
+      absl::StatusOr<std::unique_ptr<Learner>> created =
+          Learner::Create(config_.training(), config_.search().discount(),
+                          network, &replay, reanalyser.get());
       if (created.ok()) {
         learner = *std::move(created);
+        learner->set_demonstrations(&demonstrations);
       } else {
         learner_state =
             absl::StrCat("not available: ", created.status().message());
@@ -424,13 +483,21 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
           .config = config_,
           .seed = seed,
           .game_options = {},
-          .sink = [&results, &replay, learning = learner != nullptr](
+          .sink = [&results, &replay, &demonstrate_solution,
+                   learning = learner != nullptr, demonstrate](
                       const game::MMapGame& game,
                       agent::Trajectory trajectory) {
-            if (results.OnGame(game) && learning) {
-              replay.Insert(std::move(trajectory));
+            const SelfPlayResults::Counted counted = results.OnGame(game);
+            if (!counted.counted || !learning) return;
+            replay.Insert(std::move(trajectory));
+            if (counted.new_best && demonstrate) {
+              demonstrate_solution(game.ToSolution());
             }
-          }};
+          },
+          // Games start from the heuristic's plan (or a resumed best)
+          // until the agent's own games beat it.
+          .start = best.has_solution() ? std::optional<Solution>(best.solution())
+                                       : std::nullopt};
       ASSIGN_OR_RETURN(std::unique_ptr<SelfPlay> actor,
                        SelfPlay::Create(program, copy, std::move(options)));
       actor->set_parameter_version(version);
@@ -446,7 +513,8 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
     std::unique_ptr<LearnerThread> learner_thread;
     if (learner) {
       learner_thread = std::make_unique<LearnerThread>(
-          learner.get(), &replay, config_.training().training_steps(),
+          learner.get(), &replay, &demonstrations,
+          config_.training().training_steps(),
           &parameters, std::move(checkpoints));
     }
     auto learner_now = [&] {
@@ -472,11 +540,16 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
         const double recent = results.recent();
         std::cerr << absl::StrFormat(
             "  muzero %5.0f s: %lld games, %.0f moves/s, %.0f simulations/s, "
-            "%lld drop-backups; learner %s; best %.4f, recent %s\n",
+            "%lld drop-backups, %lld best starts, %.0f%% of moves followed; "
+            "learner %s; best %.4f, recent %s\n",
             elapsed(), static_cast<long long>(c.games),
             (c.moves - logged.moves) / seconds,
             (c.simulations - logged.simulations) / seconds,
-            static_cast<long long>(c.drop_backups), learner_now(),
+            static_cast<long long>(c.drop_backups),
+            static_cast<long long>(c.best_starts),
+            100.0 * static_cast<double>(c.followed_moves) /
+                static_cast<double>(std::max<int64_t>(1, c.moves)),
+            learner_now(),
             std::max(best.normalised_return(),
                      results.best().normalised_return()),
             recent < 0 ? std::string("-") : Percent(recent));

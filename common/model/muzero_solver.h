@@ -74,6 +74,9 @@ class MuZeroSolver : public solvers::Solver {
     int actors = 0;  // 0: auto
     bool log = true;
     bool learn = true;
+    // The heuristic's plan: the floor (MMap-MuZero-prod), a demonstration
+    // and a start state. Off: the agent's own games alone.
+    bool heuristic = true;
     std::string checkpoint;  // empty: none
   };
   MuZeroSolver(MuZeroConfig config, solvers::SolverSettings effective,
@@ -83,6 +86,7 @@ class MuZeroSolver : public solvers::Solver {
         actors_(options.actors),
         log_(options.log),
         learn_(options.learn),
+        heuristic_(options.heuristic),
         checkpoint_(std::move(options.checkpoint)) {}
 
   MuZeroConfig config_;
@@ -90,6 +94,7 @@ class MuZeroSolver : public solvers::Solver {
   int actors_;
   bool log_;
   bool learn_;
+  bool heuristic_;
   std::string checkpoint_;  // empty: none
 };
 

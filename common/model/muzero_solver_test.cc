@@ -2,6 +2,7 @@
 // evaluation budget a valid solution at least as good as the heuristic's;
 // checkpoints (checkpoint=DIR) saved, resumed and refused for another
 // workload or size; several actors adopting the learner's parameters.
+#include "common/model/compute_threads.h"
 #include "common/model/muzero_solver.h"
 
 #include <torch/torch.h>
@@ -57,7 +58,7 @@ TEST(MuZeroSolverTest, RejectsBadSettings) {
 }
 
 TEST(MuZeroSolverTest, ValidAndAtLeastAsGoodAsTheHeuristic) {
-  torch::set_num_threads(1);
+  model::SetComputeThreads(1);
   auto workload = ReadWorkload(MMAPZERO_SOURCE_DIR "/examples/small.json");
   ASSERT_TRUE(workload.ok()) << workload.status();
   auto program = game::Program::Create(*workload);
@@ -121,7 +122,7 @@ solvers::SolverBudget WallBudget(double seconds, uint64_t seed) {
 class MuZeroCheckpointTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    torch::set_num_threads(1);
+    model::SetComputeThreads(1);
     RegisterModelSolvers();
     auto workload = ReadWorkload(MMAPZERO_SOURCE_DIR "/examples/small.json");
     ASSERT_TRUE(workload.ok()) << workload.status();

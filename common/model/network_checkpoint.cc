@@ -30,8 +30,12 @@ std::vector<Field> HeaderFields(const CheckpointHeader& header) {
           {"reward_support_size", c.reward_support_size()},
           {"time_bins", header.shape.time_bins},
           {"byte_bins", header.shape.byte_bins},
-          {"vector_size", header.shape.vector_size}};
+          {"vector_size", header.shape.vector_size},
+          {"trunk", c.trunk()}};
 }
+
+// Fields that checkpoints written before them lack; they read as 0.
+bool Optional(const char* name) { return std::string(name) == "trunk"; }
 
 void SetHeaderField(const std::string& name, int value,
                     CheckpointHeader* header) {
@@ -45,6 +49,7 @@ void SetHeaderField(const std::string& name, int value,
   if (name == "time_bins") header->shape.time_bins = value;
   if (name == "byte_bins") header->shape.byte_bins = value;
   if (name == "vector_size") header->shape.vector_size = value;
+  if (name == "trunk") c.set_trunk(static_cast<NetworkConfig::Trunk>(value));
 }
 
 absl::Status OpenArchive(const std::string& path, torch::Device device,
@@ -66,6 +71,7 @@ absl::StatusOr<CheckpointHeader> ReadHeader(
     torch::Tensor value;
     if (!archive.try_read(absl::StrCat(kKeyPrefix, field.name), value,
                           /*is_buffer=*/true)) {
+      if (Optional(field.name)) continue;
       return absl::InvalidArgumentError(
           absl::StrCat(what, ": no stored ", field.name,
                        " (not an mmapzero network checkpoint?)"));

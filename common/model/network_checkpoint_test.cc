@@ -1,6 +1,7 @@
 // In-memory parameter archives ("torch-archive-v1", what ParameterService
 // carries): a round trip gives identical outputs, another network size is
 // refused with the field named, and bytes that are no archive are DataLoss.
+#include "common/model/compute_threads.h"
 #include "common/model/network_checkpoint.h"
 
 #include <torch/torch.h>
@@ -18,7 +19,7 @@ namespace {
 using ::testing::HasSubstr;
 
 MuZeroNetwork MakeNetwork(const NetworkConfig& config, uint64_t seed) {
-  torch::set_num_threads(1);
+  model::SetComputeThreads(1);
   torch::manual_seed(seed);
   absl::StatusOr<MuZeroNetwork> network =
       CreateNetwork(config, kSmallObservationShape, torch::kCPU);

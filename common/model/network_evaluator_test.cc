@@ -1,6 +1,7 @@
 // Tests of the search::Evaluator adapter over the LibTorch networks.
-#include "common/model/small_network.h"
+#include "common/model/compute_threads.h"
 #include "common/model/network_evaluator.h"
+#include "common/model/small_network.h"
 
 #include <torch/torch.h>
 
@@ -37,7 +38,7 @@ std::vector<const features::Observation*> Pointers(
 // Random (non-zero) weights on the heads, so that values and rewards are not
 // all 0 as they are at initialisation.
 MuZeroNetwork MakeNetwork() {
-  torch::set_num_threads(1);
+  model::SetComputeThreads(1);
   torch::manual_seed(1);
   MuZeroNetwork network(SmallNetworkConfig(), kSmallObservationShape);
   torch::NoGradGuard no_grad;

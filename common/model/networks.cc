@@ -109,8 +109,19 @@ torch::Tensor ResidualBlockImpl::forward(const torch::Tensor& x) {
 
 RepresentationNetImpl::RepresentationNetImpl(const NetworkConfig& config,
                                              const ObservationShape& shape) {
-  const int channels = config.resnet_channels();
   const int mlp = config.mlp_hidden();
+  if (config.trunk() == NetworkConfig::MLP) {
+    // The occupancy map, flattened, joins the vector: no convolution.
+    const int cells = shape.time_bins * shape.byte_bins;
+    vector_mlp_ = register_module("vector_mlp",
+                                  Mlp(shape.vector_size + cells, mlp, mlp));
+    joint_mlp_ = register_module(
+        "joint_mlp",
+        torch::nn::Sequential(torch::nn::Linear(mlp, mlp), torch::nn::ReLU(),
+                              torch::nn::Linear(mlp, config.hidden_size())));
+    return;
+  }
+  const int channels = config.resnet_channels();
   stem_ = register_module(
       "stem",
       torch::nn::Conv2d(
@@ -131,6 +142,11 @@ RepresentationNetImpl::RepresentationNetImpl(const NetworkConfig& config,
 
 torch::Tensor RepresentationNetImpl::forward(const torch::Tensor& occupancy,
                                              const torch::Tensor& vector) {
+  if (stem_.is_empty()) {  // MLP trunk
+    const torch::Tensor flat =
+        torch::cat({occupancy.reshape({occupancy.size(0), -1}), vector}, 1);
+    return MinMaxNormalize(joint_mlp_->forward(vector_mlp_->forward(flat)));
+  }
   torch::Tensor grid = torch::relu(stem_(occupancy));
   if (!blocks_->is_empty()) grid = blocks_->forward(grid);
   grid = torch::adaptive_avg_pool2d(grid, {kPooledSide, kPooledSide});

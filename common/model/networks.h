@@ -56,9 +56,11 @@ class ResidualBlockImpl : public torch::nn::Module {
 };
 TORCH_MODULE(ResidualBlock);
 
-// Figure 4: a ResNet over the occupancy map ([B, 1, H, W]: stride-2 stem,
-// resnet_blocks blocks, adaptive average pooling to 4x4, linear) and an MLP
-// over the vector ([B, D]), concatenated, then an MLP to hidden_size.
+// Figure 4 (trunk CONV): a ResNet over the occupancy map ([B, 1, H, W]:
+// stride-2 stem, resnet_blocks blocks, adaptive average pooling to 4x4,
+// linear) and an MLP over the vector ([B, D]), concatenated, then an MLP to
+// hidden_size. Trunk MLP (self-play on CPU cores): the map, flattened, is
+// concatenated to the vector and both go through the MLPs; no convolution.
 class RepresentationNetImpl : public torch::nn::Module {
  public:
   RepresentationNetImpl(const NetworkConfig& config,

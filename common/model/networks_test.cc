@@ -1,7 +1,8 @@
 // Tests of the LibTorch networks and their checkpoints, at the cpu-like sizes
 // (32x32 occupancy grid, vector of 200, hidden state of 64).
-#include "common/model/small_network.h"
+#include "common/model/compute_threads.h"
 #include "common/model/networks.h"
+#include "common/model/small_network.h"
 
 #include <torch/torch.h>
 
@@ -22,7 +23,7 @@ using ::testing::HasSubstr;
 class NetworksTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    torch::set_num_threads(1);
+    model::SetComputeThreads(1);
     torch::manual_seed(0);
   }
 
@@ -200,6 +201,40 @@ TEST_F(NetworksTest, CheckpointLoadNamesFileAndMismatchingField) {
   ASSERT_TRUE(header.ok()) << header.status();
   EXPECT_EQ(header->config.mlp_hidden(), 32);
   EXPECT_EQ(header->shape.vector_size, 200);
+}
+
+TEST_F(NetworksTest, MlpTrunkHasNoConvolutionAndTheSameOutputs) {
+  NetworkConfig config = SmallNetworkConfig();
+  config.set_trunk(NetworkConfig::MLP);
+  MuZeroNetwork network = MakeNetwork(config);
+  for (const auto& item : network->named_parameters()) {
+    EXPECT_EQ(item.key().find("stem"), std::string::npos) << item.key();
+    EXPECT_EQ(item.key().find("blocks"), std::string::npos) << item.key();
+  }
+  const NetworkOutput initial =
+      network->InitialInference(Occupancy(4), Vector(4));
+  EXPECT_EQ(initial.hidden.sizes(), (std::vector<int64_t>{4, 64}));
+  EXPECT_EQ(initial.policy_logits.sizes(), (std::vector<int64_t>{4, 3}));
+  // The occupancy map is an input: changing it changes the hidden state.
+  const torch::Tensor vector = Vector(2);
+  const torch::Tensor a =
+      network->InitialInference(torch::zeros({2, 32, 32}), vector).hidden;
+  const torch::Tensor b =
+      network->InitialInference(torch::ones({2, 32, 32}), vector).hidden;
+  EXPECT_FALSE(torch::allclose(a, b));
+}
+
+TEST_F(NetworksTest, CheckpointOfAnotherTrunkIsRefusedNamingIt) {
+  const std::string path = ::testing::TempDir() + "/networks_test_mlp.ckpt";
+  NetworkConfig mlp = SmallNetworkConfig();
+  mlp.set_trunk(NetworkConfig::MLP);
+  ASSERT_TRUE(SaveCheckpoint(MakeNetwork(mlp), path).ok());
+  MuZeroNetwork conv = MakeNetwork();
+  const absl::Status status = LoadCheckpoint(path, conv);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("trunk is 1"));
+  MuZeroNetwork same = MakeNetwork(mlp);
+  EXPECT_TRUE(LoadCheckpoint(path, same).ok());
 }
 
 TEST_F(NetworksTest, CheckpointLoadOfMissingFileFails) {

@@ -1,6 +1,7 @@
 // Reanalyse writes fresh root values / policies for exactly the steps it
 // searched, searches only the stored legal actions, and leaves everything
 // else.
+#include "common/model/compute_threads.h"
 #include "common/model/reanalyser.h"
 
 #include <gtest/gtest.h>
@@ -20,7 +21,7 @@ namespace {
 constexpr ObservationShape kShape{8, 8, 16};
 
 MuZeroNetwork SmallNetwork() {
-  torch::set_num_threads(1);
+  model::SetComputeThreads(1);
   torch::manual_seed(4);
   NetworkConfig c;
   c.set_hidden_size(32);

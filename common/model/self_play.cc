@@ -1,8 +1,12 @@
 #include "common/model/self_play.h"
 
+#include <algorithm>
+#include <bit>
+#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/agent/target_scale.h"
 #include "common/base/check.h"
 #include "common/features/feature_extractor.h"
 #include "common/search/temperature.h"
@@ -10,6 +14,19 @@
 
 namespace mmapzero::model {
 namespace {
+
+// Mixed into a move's seed for the playout-cap draw (search or fast move).
+constexpr uint64_t kFastMoveSalt = 0xfa57;
+// Mixed into a game's seed for the best-start draws.
+constexpr uint64_t kBestStartSalt = 0xbe57;
+constexpr uint64_t kPrefixSalt = 0x9f1c;
+
+// A uniform draw in (0, 1) from a hashed seed: a generator per move would
+// cost more than the move (seeding a mt19937_64 fills 312 words).
+double HashUniform(uint64_t seed, uint64_t salt) {
+  return (static_cast<double>(solvers::MixSeed(seed, salt, 0) >> 11) + 0.5) *
+         0x1.0p-53;
+}
 
 // Every tensor of the network's state (parameters, then buffers), in a
 // fixed order.
@@ -19,6 +36,24 @@ std::vector<torch::Tensor> StateTensors(const MuZeroNetwork& network) {
     tensors.push_back(buffer);
   }
   return tensors;
+}
+
+// Past a best start's window: the best game's action where it is legal;
+// else the other fast-memory action (a Copy where the data is no longer
+// resident, a NoCopy where it still is); else Drop; else the legal one.
+game::Action FollowedAction(uint8_t mask, game::Action best) {
+  auto legal = [mask](game::Action a) {
+    return (mask & (1u << static_cast<int>(a))) != 0;
+  };
+  if (legal(best)) return best;
+  if (best != game::Action::kDrop) {
+    const game::Action other = best == game::Action::kCopy
+                                   ? game::Action::kNoCopy
+                                   : game::Action::kCopy;
+    if (legal(other)) return other;
+  }
+  if (legal(game::Action::kDrop)) return game::Action::kDrop;
+  return static_cast<game::Action>(std::countr_zero(mask));
 }
 
 }  // namespace
@@ -94,7 +129,10 @@ SelfPlay::SelfPlay(std::shared_ptr<const game::Program> program,
               [features = options_.config.features()](
                   const game::MMapGame& game, features::Observation* out) {
                 features::Observe(game, features, out);
-              }) {
+              }),
+      reward_scale_(agent::TargetScale(options_.config.training(), *program_)) {
+  search_.set_reward_scale(reward_scale_);
+  if (options_.start.has_value()) OfferStart(*options_.start);
   live_.resize(options_.config.search().batch_games());
   for (Live& live : live_) StartGame(&live);
 }
@@ -105,6 +143,54 @@ void SelfPlay::StartGame(Live* live) {
   live->trajectory = agent::Trajectory{};
   live->trajectory.parameter_version = parameter_version_;
   live->game_index = games_started_++;
+  live->follow.reset();
+  const double fraction = options_.config.search().best_start_fraction();
+  if (start_ != nullptr && fraction > 0 &&
+      HashUniform(solvers::MixSeed(options_.seed, live->game_index, 0),
+                  kBestStartSalt) < fraction) {
+    ReplayStartPrefix(live);
+  }
+}
+
+void SelfPlay::ReplayStartPrefix(Live* live) {
+  const uint64_t seed = solvers::MixSeed(options_.seed, live->game_index, 0);
+  const int32_t buffers = program_->num_buffers();
+  // A prefix of 0 .. buffers - 1 decisions: the agent makes at least one.
+  const auto prefix = static_cast<int32_t>(HashUniform(seed, kPrefixSalt) *
+                                           static_cast<double>(buffers));
+  game::MMapGame& game = *live->game;
+  while (!game.IsTerminal() && game.depth() < prefix) {
+    const int action = start_->action_of[game.CurrentBuffer()];
+    // The start solution replays legally (it was a complete game); a
+    // Drop-backup would break that, so stop short rather than diverge.
+    if (!(game.LegalActionMask() & (1u << action))) break;
+    const game::StepResult applied =
+        game.ApplyAction(static_cast<game::Action>(action));
+    live->trajectory.episode_return += applied.transition_reward();
+    if (applied.backed_up) break;
+  }
+  ++counters_.best_starts;
+  if (options_.config.search().best_start_window() > 0) live->follow = start_;
+}
+
+void SelfPlay::OfferStart(const Solution& solution) {
+  if (start_ != nullptr && solution.return_us() <= start_->return_us) return;
+  const int32_t buffers = program_->num_buffers();
+  auto start = std::make_shared<StartSolution>();
+  start->return_us = solution.return_us();
+  start->action_of.assign(buffers, -1);
+  for (const BufferDecision& decision : solution.decisions()) {
+    if (decision.buffer_id() < 0 || decision.buffer_id() >= buffers ||
+        decision.action() < 0 || decision.action() >= game::kNumActions) {
+      return;
+    }
+    start->action_of[decision.buffer_id()] =
+        static_cast<int8_t>(decision.action());
+  }
+  for (const int8_t action : start->action_of) {
+    if (action < 0) return;
+  }
+  start_ = std::move(start);
 }
 
 void SelfPlay::FinishGame(Live* live) {
@@ -117,46 +203,154 @@ void SelfPlay::FinishGame(Live* live) {
   if (!game.infeasible() &&
       (!best_.has_value() || game.Return() > best_->return_us())) {
     best_ = game.ToSolution();
+    OfferStart(*best_);
   }
   if (options_.sink) options_.sink(game, std::move(trajectory));
   StartGame(live);
 }
 
-void SelfPlay::Step() {
-  game_ptrs_.clear();
-  seeds_.clear();
-  for (const Live& live : live_) {
-    game_ptrs_.push_back(live.game.get());
-    seeds_.push_back(
-        solvers::MixSeed(options_.seed, live.game_index,
-                         static_cast<uint64_t>(live.trajectory.steps.size())));
-  }
-  const SearchConfig& search = options_.config.search();
-  search_.Run(game_ptrs_, seeds_,
-              search::VisitTemperature(search, parameter_version_), &results_);
-  if (search.mode() != SearchConfig::POLICY_ONLY) {
-    counters_.simulations +=
-        static_cast<int64_t>(search.simulations()) * live_.size();
-  }
-  for (size_t i = 0; i < live_.size(); ++i) {
-    Live& live = live_[i];
-    const search::SearchResult& result = results_[i];
-    agent::TrajectoryStep step;
-    features::Observe(*live.game, options_.config.features(), &observation_);
-    step.observation = agent::Compact(observation_);
-    step.buffer = live.game->CurrentBuffer();
-    step.action = static_cast<uint8_t>(result.action);
-    step.legal_mask = result.legal_mask;
-    step.root_value = result.root_value;
-    step.policy = result.policy;
-    const game::StepResult applied = live.game->ApplyAction(result.action);
-    step.reward = static_cast<float>(applied.transition_reward());
-    live.trajectory.episode_return += applied.transition_reward();
+void SelfPlay::PlayUnrecordedMoves(Live* live) {
+  agent::Trajectory& trajectory = live->trajectory;
+  game::MMapGame& game = *live->game;
+  const bool following =
+      live->follow != nullptr &&
+      static_cast<int64_t>(trajectory.steps.size()) >=
+          options_.config.search().best_start_window();
+  while (!trajectory.steps.empty() && !game.IsTerminal()) {
+    const uint8_t mask = game.LegalActionMask();
+    game::Action action;
+    if (std::popcount(mask) == 1) {
+      action = static_cast<game::Action>(std::countr_zero(mask));
+      ++counters_.forced_moves;
+    } else if (following) {
+      action = FollowedAction(
+          mask, static_cast<game::Action>(
+                    live->follow->action_of[game.CurrentBuffer()]));
+      ++counters_.followed_moves;
+    } else {
+      break;  // the agent decides
+    }
+    const game::StepResult applied = game.ApplyAction(action);
+    // Folded into the transition INTO the next decision (see the header).
+    trajectory.steps.back().reward +=
+        static_cast<float>(reward_scale_ * applied.transition_reward());
+    trajectory.episode_return += applied.transition_reward();
     if (applied.backed_up) ++counters_.drop_backups;
-    live.trajectory.steps.push_back(std::move(step));
     ++counters_.moves;
+  }
+}
+
+void SelfPlay::Step() {
+  // Moves with one legal action need no network: play them first.
+  for (Live& live : live_) {
+    PlayUnrecordedMoves(&live);
     if (live.game->IsTerminal()) FinishGame(&live);
   }
+  const SearchConfig& search = options_.config.search();
+  searched_.clear();
+  fast_.clear();
+  for (size_t i = 0; i < live_.size(); ++i) {
+    const Live& live = live_[i];
+    const uint64_t seed =
+        solvers::MixSeed(options_.seed, live.game_index,
+                         static_cast<uint64_t>(live.trajectory.steps.size()));
+    bool fast = search.mode() == SearchConfig::POLICY_ONLY;
+    if (!fast && search.fast_move_fraction() > 0) {
+      fast = HashUniform(seed, kFastMoveSalt) < search.fast_move_fraction();
+    }
+    (fast ? fast_ : searched_).push_back({static_cast<int>(i), seed});
+  }
+  if (!searched_.empty()) SearchMoves();
+  if (!fast_.empty()) FastMoves();
+  for (Live& live : live_) {
+    if (live.game->IsTerminal()) FinishGame(&live);
+  }
+}
+
+void SelfPlay::SearchMoves() {
+  game_ptrs_.clear();
+  seeds_.clear();
+  for (const Pending& p : searched_) {
+    game_ptrs_.push_back(live_[p.slot].game.get());
+    seeds_.push_back(p.seed);
+  }
+  const SearchConfig& search = options_.config.search();
+  // The live games are searched in place (moves applied and undone).
+  search_.RunInPlace(game_ptrs_, seeds_,
+                     search::VisitTemperature(search, parameter_version_),
+                     &results_);
+  counters_.simulations +=
+      static_cast<int64_t>(search.simulations()) * searched_.size();
+  for (size_t j = 0; j < searched_.size(); ++j) {
+    const search::SearchResult& result = results_[j];
+    Record(&live_[searched_[j].slot], search_.root_observation(j),
+           result.action, result.legal_mask, result.root_value, result.policy,
+           /*fast_move=*/false);
+  }
+}
+
+void SelfPlay::FastMoves() {
+  fast_observations_.resize(std::max(fast_observations_.size(), fast_.size()));
+  fast_observation_ptrs_.clear();
+  for (size_t j = 0; j < fast_.size(); ++j) {
+    features::Observe(*live_[fast_[j].slot].game, options_.config.features(),
+                      &fast_observations_[j]);
+    fast_observation_ptrs_.push_back(&fast_observations_[j]);
+  }
+  observed_.InitialInference(fast_observation_ptrs_, &fast_inferences_);
+  // The visit-count temperature (VisitTemperature) applies to the draw:
+  // softmax(logits / T), by Gumbel-max on logits / T.
+  const double temperature = std::max(
+      1e-3, search::VisitTemperature(options_.config.search(),
+                                     parameter_version_));
+  for (size_t j = 0; j < fast_.size(); ++j) {
+    Live& live = live_[fast_[j].slot];
+    const search::Inference& inference = fast_inferences_[j];
+    const uint8_t mask = live.game->LegalActionMask();
+    // Gumbel-max: a draw from the masked prior.
+    std::array<float, game::kNumActions> policy{};
+    int best = -1;
+    double best_score = 0, max_logit = -1e30, sum = 0;
+    for (int a = 0; a < game::kNumActions; ++a) {
+      if (!(mask & (1u << a))) continue;
+      max_logit = std::max<double>(max_logit, inference.policy_logits[a]);
+      const double gumbel = -std::log(-std::log(HashUniform(fast_[j].seed, a)));
+      const double score = inference.policy_logits[a] / temperature + gumbel;
+      if (best < 0 || score > best_score) best = a, best_score = score;
+    }
+    for (int a = 0; a < game::kNumActions; ++a) {
+      if (!(mask & (1u << a))) continue;
+      policy[a] = static_cast<float>(
+          std::exp(inference.policy_logits[a] - max_logit));
+      sum += policy[a];
+    }
+    for (float& p : policy) p = static_cast<float>(p / sum);
+    Record(&live, fast_observations_[j], static_cast<game::Action>(best), mask,
+           inference.value, policy, /*fast_move=*/true);
+  }
+}
+
+void SelfPlay::Record(Live* live, const features::Observation& observation,
+                      game::Action action, uint8_t legal_mask,
+                      float root_value,
+                      const std::array<float, game::kNumActions>& policy,
+                      bool fast_move) {
+  agent::TrajectoryStep step;
+  step.observation = agent::Compact(observation);
+  step.buffer = live->game->CurrentBuffer();
+  step.action = static_cast<uint8_t>(action);
+  step.legal_mask = legal_mask;
+  step.root_value = root_value;
+  step.policy = policy;
+  // A forced move (one legal action) has nothing to learn for the policy.
+  step.fast_move = fast_move || std::popcount(legal_mask) == 1;
+  const game::StepResult applied = live->game->ApplyAction(action);
+  step.reward = static_cast<float>(reward_scale_ * applied.transition_reward());
+  live->trajectory.episode_return += applied.transition_reward();
+  if (applied.backed_up) ++counters_.drop_backups;
+  live->trajectory.steps.push_back(std::move(step));
+  ++counters_.moves;
+  if (fast_move) ++counters_.fast_moves;
 }
 
 void SelfPlay::PlayGames(int64_t games) {

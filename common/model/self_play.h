@@ -1,14 +1,38 @@
 // MMap-MuZero self-play (paper 4.3; MuZero's actor, MiniZero's ActorGroup):
-// one SelfPlay plays `search.batch_games` games of one workload at once.
-// Each Step() observes every live game, runs one BatchedSearch over all of
-// them (one evaluator call per simulation round), applies the chosen
-// actions to the real games and records one agent::TrajectoryStep per
-// ApplyAction — including a move that led to an infeasible state and was
-// rolled back by Drop-backup (MMAPGAME.md 4.5): its reward is the engine's
-// transition reward, r - gain, so the trajectory's rewards always sum to the
-// game's return. A finished game's Trajectory goes to the sink, its
-// solution is kept when it is the best so far (callers validate it before
-// writing it out), and a new game starts in its slot.
+// one SelfPlay plays `search.batch_games` games of one workload at once, in
+// lock-step. Each Step():
+//  1. plays every move that has one legal action without the network (a
+//     forced move) and folds its reward into the previous recorded step:
+//     trajectories hold decisions only, and a recorded step's reward is that
+//     of the transition into the next decision (forced moves at a game's
+//     very start, before any recorded step, are searched like any other);
+//  2. draws for each game whether this move is searched or, with
+//     probability search.fast_move_fraction, played from the prior alone
+//     (KataGo's playout-cap randomisation: one initial inference for all
+//     fast moves, a draw from the masked prior at the visit-count
+//     temperature, VisitTemperature; the step is marked fast_move and its
+//     policy, the prior itself, is no training target);
+//  3. runs one BatchedSearch over the searched games (one evaluator call
+//     per simulation round), reusing the search's root observations;
+//  4. applies the actions and records one agent::TrajectoryStep per
+//     decision, including a move that led to an infeasible state and was
+//     rolled back by Drop-backup (MMAPGAME.md 4.5): its reward is the
+//     engine's transition reward, r - gain.
+// Starts from the best game (search.best_start_fraction, Go-Explore): that
+// fraction of new games replays a prefix of uniform random length of the
+// best complete game this actor knows (its own best, or a better one given
+// to OfferStart) and is played by the agent from there; its trajectory
+// holds the agent's decisions only, its episode_return is the whole game's.
+// With search.best_start_window W > 0 such a game is a local variation of
+// the best one: the agent makes W decisions after the prefix, then the
+// game follows the best game's decisions, repaired by rule where one is
+// no longer legal (the other fast-memory action, else Drop), each played
+// like a forced move (no network call, reward folded into the last step).
+// Rewards are recorded (and searched) in target units, the engine's times
+// agent::TargetScale: a trajectory's rewards sum to its episode_return
+// (microseconds) times that scale. A finished game's Trajectory goes to the
+// sink, its solution is kept when it is the best so far (callers validate
+// it before writing it out), and a new game starts in its slot.
 //
 // Parameters (the protocol between the learner and the actors): the
 // learner owns its training network and, every N learner steps, calls
@@ -80,6 +104,10 @@ struct SelfPlayCounters {
   int64_t moves = 0;  // ApplyAction calls (trajectory steps)
   int64_t simulations = 0;
   int64_t drop_backups = 0;
+  int64_t forced_moves = 0;  // one legal action: no network call
+  int64_t fast_moves = 0;    // from the prior alone (playout cap)
+  int64_t best_starts = 0;   // games started on the best game's prefix
+  int64_t followed_moves = 0;  // past a best start's window (no network)
 };
 
 class SelfPlay {
@@ -95,6 +123,9 @@ class SelfPlay {
     game::GameOptions game_options;
     // Receives every finished game; may be empty.
     TrajectorySink sink;
+    // A first solution games may start from (OfferStart), e.g. the
+    // heuristic's plan; none: only this actor's own games.
+    std::optional<Solution> start;
   };
 
   // `network` becomes this actor's private network (pass a fresh one, or
@@ -122,21 +153,53 @@ class SelfPlay {
   int64_t parameter_version() const { return parameter_version_; }
   void set_parameter_version(int64_t version) { parameter_version_ = version; }
 
+  // Games may start from `solution` (best_start_fraction) when its return
+  // beats the start solution's so far; a solution that does not cover
+  // every buffer is ignored. Call between moves.
+  void OfferStart(const Solution& solution);
+
   const SelfPlayCounters& counters() const { return counters_; }
   // The best complete game's solution so far (highest return).
   const std::optional<Solution>& best_solution() const { return best_; }
 
  private:
+  struct StartSolution;
   struct Live {
     std::unique_ptr<game::MMapGame> game;
     agent::Trajectory trajectory;
     uint64_t game_index = 0;
+    // A best-start game with a window: the solution it follows once the
+    // agent has made `window` decisions; null: the agent plays to the end.
+    std::shared_ptr<const StartSolution> follow;
   };
 
   SelfPlay(std::shared_ptr<const game::Program> program, MuZeroNetwork network,
            Options options);
+  // A move of one live game waiting for the network, with its seed.
+  struct Pending {
+    int slot;
+    uint64_t seed;
+  };
+  // A solution games may start from: every buffer's action.
+  struct StartSolution {
+    double return_us = 0;
+    std::vector<int8_t> action_of;  // by buffer id
+  };
+  // Plays, without the network or a trajectory step of their own, the
+  // forced moves and (past its window) the followed moves of live's game;
+  // their rewards go to the last recorded step.
+  void PlayUnrecordedMoves(Live* live);
   void StartGame(Live* live);
+  // Replays a uniform prefix of start_'s decisions on live's new game.
+  void ReplayStartPrefix(Live* live);
   void FinishGame(Live* live);
+  void SearchMoves();
+  void FastMoves();
+  // Applies `action` to live's game and appends its trajectory step.
+  void Record(Live* live, const features::Observation& observation,
+              game::Action action, uint8_t legal_mask, float root_value,
+              const std::array<float, game::kNumActions>& policy,
+              bool fast_move);
 
   std::shared_ptr<const game::Program> program_;
   MuZeroNetwork network_;
@@ -144,15 +207,21 @@ class SelfPlay {
   NetworkEvaluator evaluator_;
   search::ObservedEvaluator observed_;  // evaluator_ + an observer
   search::BatchedSearch search_;
+  double reward_scale_;  // agent::TargetScale
   std::vector<Live> live_;
   uint64_t games_started_ = 0;
   int64_t parameter_version_ = 0;
   SelfPlayCounters counters_;
   std::optional<Solution> best_;
+  std::shared_ptr<const StartSolution> start_;
 
   // Per-Step scratch, reused.
-  features::Observation observation_;
-  std::vector<const game::MMapGame*> game_ptrs_;
+  std::vector<Pending> searched_;
+  std::vector<Pending> fast_;
+  std::vector<features::Observation> fast_observations_;
+  std::vector<const features::Observation*> fast_observation_ptrs_;
+  std::vector<search::Inference> fast_inferences_;
+  std::vector<game::MMapGame*> game_ptrs_;
   std::vector<uint64_t> seeds_;
   std::vector<search::SearchResult> results_;
 };

@@ -1,15 +1,20 @@
 // Self-play with a tiny real network: complete games, one trajectory step per
-// ApplyAction (Drop-backup moves included), rewards summing to the return,
-// legal actions only, reproducible from the seed.
+// decision (forced moves folded, Drop-backup moves included), rewards
+// summing to the scaled return, legal actions only, fast moves marked,
+// reproducible from the seed.
+#include "common/model/compute_threads.h"
 #include "common/model/self_play.h"
 
 #include <torch/torch.h>
 
+#include <bit>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/agent/target_scale.h"
 #include "common/features/config_presets.h"
 #include "common/workload/proto_io.h"
 #include "gtest/gtest.h"
@@ -34,13 +39,33 @@ MuZeroConfig TinyConfig(int batch_games) {
   n->set_mlp_hidden(16);
   n->set_value_support_size(10);
   n->set_reward_support_size(10);
-  config.mutable_search()->set_simulations(4);
+  n->set_trunk(NetworkConfig::CONV);
+  SearchConfig* s = config.mutable_search();
+  s->set_mode(SearchConfig::LEARNED_MODEL);
+  s->set_simulations(4);
+  s->set_fast_move_fraction(0);
+  s->set_batch_games(batch_games);
+  // Every game from the start: its rewards are the whole game's.
+  s->set_best_start_fraction(0);
+  config.mutable_training()->set_target_scaling(TrainingConfig::RAW);
+  return config;
+}
+
+// The cpu preset's search and targets on the tiny sizes.
+MuZeroConfig TinyCpuConfig(int batch_games) {
+  MuZeroConfig config = TinyConfig(batch_games);
+  const MuZeroConfig cpu = features::CpuPreset();
+  config.mutable_network()->set_trunk(cpu.network().trunk());
+  *config.mutable_search() = cpu.search();
   config.mutable_search()->set_batch_games(batch_games);
+  config.mutable_search()->set_best_start_fraction(0);
+  config.mutable_training()->set_target_scaling(
+      cpu.training().target_scaling());
   return config;
 }
 
 MuZeroNetwork TinyNetwork(const MuZeroConfig& config) {
-  torch::set_num_threads(1);
+  model::SetComputeThreads(1);
   torch::manual_seed(7);
   auto network =
       CreateNetwork(config.network(), ShapeOf(config.features()), torch::kCPU);
@@ -66,7 +91,8 @@ struct Played {
 // Plays `games` games and returns what the sink saw.
 std::vector<Played> Play(std::shared_ptr<const game::Program> program,
                          const MuZeroConfig& config, uint64_t seed,
-                         int64_t games, SelfPlayCounters* counters = nullptr) {
+                         int64_t games, SelfPlayCounters* counters = nullptr,
+                         std::optional<Solution> start = std::nullopt) {
   std::vector<Played> played;
   SelfPlay::Options options{
       .config = config,
@@ -76,7 +102,8 @@ std::vector<Played> Play(std::shared_ptr<const game::Program> program,
                         agent::Trajectory trajectory) {
         played.push_back(Played{std::move(trajectory), game.trajectory(),
                                 game.Return(), game.IsTerminal()});
-      }};
+      },
+      .start = std::move(start)};
   auto actor =
       SelfPlay::Create(std::move(program), TinyNetwork(config), options);
   EXPECT_TRUE(actor.ok()) << actor.status();
@@ -85,29 +112,40 @@ std::vector<Played> Play(std::shared_ptr<const game::Program> program,
   return played;
 }
 
-void ExpectConsistent(const Played& played) {
+// `scale`: target units per microsecond (agent::TargetScale).
+void ExpectConsistent(const Played& played, double scale = 1.0) {
   const agent::Trajectory& t = played.trajectory;
   EXPECT_TRUE(played.complete);
-  // One step per ApplyAction, Drop-backup moves included.
-  ASSERT_EQ(t.steps.size(), played.transitions.size());
+  // The steps are the decisions: a subsequence of the engine's transitions
+  // whose first is the game's first move; the others skipped were forced.
+  ASSERT_FALSE(t.steps.empty());
+  ASSERT_LE(t.steps.size(), played.transitions.size());
+  EXPECT_EQ(t.steps[0].buffer, played.transitions[0].buffer);
+  size_t j = 0;
   double sum = 0;
   for (size_t i = 0; i < t.steps.size(); ++i) {
     const agent::TrajectoryStep& step = t.steps[i];
     EXPECT_TRUE((step.legal_mask >> step.action) & 1) << "step " << i;
-    EXPECT_EQ(step.buffer, played.transitions[i].buffer);
-    EXPECT_EQ(step.action, static_cast<uint8_t>(played.transitions[i].action));
-    EXPECT_NEAR(step.reward, played.transitions[i].reward, 1e-4);
+    if (i > 0) EXPECT_GT(std::popcount(step.legal_mask), 1) << "step " << i;
+    while (j < played.transitions.size() &&
+           (played.transitions[j].buffer != step.buffer ||
+            static_cast<uint8_t>(played.transitions[j].action) !=
+                step.action)) {
+      ++j;
+    }
+    ASSERT_LT(j, played.transitions.size()) << "step " << i << " not played";
+    ++j;
     float policy_sum = 0;
     for (int a = 0; a < 3; ++a) {
       if (!((step.legal_mask >> a) & 1)) EXPECT_EQ(step.policy[a], 0);
       policy_sum += step.policy[a];
     }
     EXPECT_NEAR(policy_sum, 1, 1e-4);
-    EXPECT_FALSE(step.observation.occupancy.empty());
+    EXPECT_FALSE(step.observation.vector.empty());
     sum += step.reward;
   }
   EXPECT_NEAR(t.episode_return, played.game_return, 1e-6);
-  EXPECT_NEAR(sum, played.game_return, 1e-3 * (1 + std::abs(sum)));
+  EXPECT_NEAR(sum, scale * played.game_return, 1e-3 * (1 + std::abs(sum)));
 }
 
 TEST(SelfPlayTest, PlaysCompleteGamesWithConsistentTrajectories) {
@@ -119,14 +157,49 @@ TEST(SelfPlayTest, PlaysCompleteGamesWithConsistentTrajectories) {
   int64_t moves = 0;
   for (const Played& p : played) {
     ExpectConsistent(p);
-    EXPECT_GE(p.trajectory.steps.size(),
-              static_cast<size_t>(program->num_buffers()));
     EXPECT_GE(p.trajectory.normalised_return, 0);
     moves += static_cast<int64_t>(p.trajectory.steps.size());
   }
   EXPECT_EQ(counters.games, static_cast<int64_t>(played.size()));
   EXPECT_GE(counters.moves, moves);
-  EXPECT_EQ(counters.simulations, counters.moves * 4);
+  // Every move is searched but the forced ones.
+  EXPECT_GT(counters.forced_moves, 0);
+  EXPECT_EQ(counters.fast_moves, 0);
+  EXPECT_EQ(counters.simulations, (counters.moves - counters.forced_moves) * 4);
+}
+
+TEST(SelfPlayTest, CpuPresetSearchMarksFastMovesAndScalesRewards) {
+  const MuZeroConfig config = TinyCpuConfig(4);
+  ASSERT_EQ(config.search().mode(), SearchConfig::GUMBEL_REAL_GAME);
+  ASSERT_GT(config.search().fast_move_fraction(), 0);
+  auto program = SmallProgram();
+  const double scale =
+      agent::kNormalisedFullReturn / program->max_return_us();
+  SelfPlayCounters counters;
+  const std::vector<Played> played = Play(program, config, 5, 4, &counters);
+  ASSERT_GE(played.size(), 4u);
+  int64_t fast = 0, searched = 0;
+  for (const Played& p : played) {
+    ExpectConsistent(p, scale);
+    for (const agent::TrajectoryStep& step : p.trajectory.steps) {
+      (step.fast_move ? fast : searched) += 1;
+    }
+    // NORMALISED: the whole game is worth 100 x its normalised return.
+    double sum = 0;
+    for (const agent::TrajectoryStep& step : p.trajectory.steps) {
+      sum += step.reward;
+    }
+    EXPECT_NEAR(sum, agent::kNormalisedFullReturn * p.trajectory.normalised_return,
+                1e-3 * (1 + sum));
+  }
+  EXPECT_GT(fast, 0);
+  EXPECT_GT(searched, 0);
+  EXPECT_GT(counters.fast_moves, 0);
+  EXPECT_GT(counters.simulations, 0);
+  // Fast moves run no simulation.
+  EXPECT_LT(counters.simulations,
+            (counters.moves - counters.forced_moves) *
+                config.search().simulations());
 }
 
 TEST(SelfPlayTest, ReproducibleFromTheSeed) {
@@ -147,6 +220,94 @@ TEST(SelfPlayTest, ReproducibleFromTheSeed) {
       EXPECT_EQ(sa[i].observation.vector, sb[i].observation.vector);
     }
   }
+}
+
+// A complete game that puts every buffer it can in fast memory (the first
+// legal of Copy, NoCopy, Drop).
+Solution FastFirstSolution(std::shared_ptr<const game::Program> program) {
+  game::MMapGame game(std::move(program));
+  while (!game.IsTerminal()) {
+    game.ApplyAction(static_cast<game::Action>(
+        std::countr_zero(game.LegalActionMask())));
+  }
+  return game.ToSolution();
+}
+
+TEST(SelfPlayTest, BestStartsReplayAPrefixOfTheStartSolution) {
+  MuZeroConfig config = TinyConfig(2);
+  config.mutable_search()->set_best_start_fraction(1);
+  auto program = SmallProgram();
+  const Solution start = FastFirstSolution(program);
+  std::vector<int> start_action(program->num_buffers(), -1);
+  for (const BufferDecision& d : start.decisions()) {
+    start_action[d.buffer_id()] = d.action();
+  }
+  SelfPlayCounters counters;
+  const std::vector<Played> played =
+      Play(program, config, 3, 6, &counters, start);
+  ASSERT_GE(played.size(), 6u);
+  // Every game started on the start solution (or, once one beat it, on the
+  // actor's own best, which replays it for as long as they agree).
+  EXPECT_GE(counters.best_starts, counters.games);
+  // A game's prefix is one of the start solution's or, once an earlier
+  // game beat it, of an earlier game's (the actor's own best).
+  std::vector<std::vector<int>> sources = {start_action};
+  int with_prefix = 0;
+  for (const Played& p : played) {
+    EXPECT_TRUE(p.complete);
+    ASSERT_FALSE(p.trajectory.steps.empty());
+    EXPECT_LE(p.trajectory.steps.size(), p.transitions.size());
+    // The moves before the agent's first decision are the prefix.
+    size_t first = 0;
+    while (first < p.transitions.size() &&
+           p.transitions[first].buffer != p.trajectory.steps[0].buffer) {
+      ++first;
+    }
+    ASSERT_LT(first, p.transitions.size());
+    if (first > 0) ++with_prefix;
+    bool matched = false;
+    for (const std::vector<int>& source : sources) {
+      bool same = true;
+      for (size_t i = 0; i < first && same; ++i) {
+        same = static_cast<int>(p.transitions[i].action) ==
+               source[p.transitions[i].buffer];
+      }
+      matched = matched || same;
+    }
+    EXPECT_TRUE(matched) << "a prefix of " << first
+                         << " moves that no earlier game played";
+    std::vector<int> final_action(program->num_buffers(), -1);
+    for (const game::Transition& t : p.transitions) {
+      final_action[t.buffer] = static_cast<int>(t.action);
+    }
+    sources.push_back(std::move(final_action));
+  }
+  EXPECT_GT(with_prefix, 0);
+}
+
+TEST(SelfPlayTest, BestStartWindowFollowsTheStartSolutionAfterWDecisions) {
+  MuZeroConfig config = TinyConfig(2);
+  config.mutable_search()->set_best_start_fraction(1);
+  config.mutable_search()->set_best_start_window(2);
+  auto program = SmallProgram();
+  SelfPlayCounters counters;
+  const std::vector<Played> played =
+      Play(program, config, 5, 8, &counters, FastFirstSolution(program));
+  ASSERT_GE(played.size(), 8u);
+  EXPECT_GT(counters.followed_moves, 0);
+  int64_t steps = 0, moves = 0;
+  for (const Played& p : played) {
+    EXPECT_TRUE(p.complete);
+    steps += static_cast<int64_t>(p.trajectory.steps.size());
+    moves += static_cast<int64_t>(p.transitions.size());
+  }
+  // The agent decides its window and the repairs; the start solution
+  // plays the rest (and the prefix) without it.
+  EXPECT_LT(steps * 4, moves);
+  // Followed and forced moves need no network: the searched ones do.
+  EXPECT_EQ(counters.simulations,
+            (counters.moves - counters.forced_moves - counters.followed_moves) *
+                config.search().simulations());
 }
 
 // MMAPGAME.md 4.5, the game of mmap_game_rules_test.cc's DropBackupTest:
@@ -198,16 +359,17 @@ TEST(SelfPlayTest, DropBackupStepIsRecordedWithItsPenalty) {
     ExpectConsistent(p);
     if (p.trajectory.drop_backups == 0) continue;
     ++backups;
-    // Steps: 0 fast (+3), 1 fast (backs up: 5 - 8), then the replay.
+    // Steps: 0 fast (+3), 1 fast (backs up: 5 - 8), then the replay,
+    // whose first move (buffer 0, its group now slow: Drop only, reward 0)
+    // is forced and folded into step 1.
     const auto& steps = p.trajectory.steps;
-    ASSERT_GE(steps.size(), 5u);
+    ASSERT_GE(steps.size(), 3u);
     EXPECT_EQ(steps[0].buffer, 0);
     EXPECT_FLOAT_EQ(steps[0].reward, 3);
     EXPECT_EQ(steps[1].buffer, 1);
     EXPECT_NE(steps[1].action, 2);  // Copy or NoCopy: fast
     EXPECT_FLOAT_EQ(steps[1].reward, -3);
-    EXPECT_EQ(steps[2].buffer, 0);  // back at the start, group slow
-    EXPECT_EQ(steps[2].legal_mask, 1u << 2);
+    EXPECT_EQ(steps[2].buffer, 1);  // decided again after the backup
   }
   EXPECT_GT(backups, 0) << "no game backed up in " << played.size();
 }

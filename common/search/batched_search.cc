@@ -20,6 +20,25 @@ void BatchedSearch::Run(absl::Span<const game::MMapGame* const> games,
                         absl::Span<const uint64_t> seeds, double temperature,
                         std::vector<SearchResult>* results) {
   MMAPZERO_CHECK(games.size() == seeds.size(), "one seed per game");
+  in_place_ = {};
+  ObserveRoots(games);
+  Search(games, seeds, temperature, results);
+}
+
+void BatchedSearch::RunInPlace(absl::Span<game::MMapGame* const> games,
+                               absl::Span<const uint64_t> seeds,
+                               double temperature,
+                               std::vector<SearchResult>* results) {
+  MMAPZERO_CHECK(games.size() == seeds.size(), "one seed per game");
+  const_games_.assign(games.begin(), games.end());
+  in_place_ = games;
+  ObserveRoots(const_games_);
+  Search(const_games_, seeds, temperature, results);
+  in_place_ = {};
+}
+
+void BatchedSearch::ObserveRoots(
+    absl::Span<const game::MMapGame* const> games) {
   const int32_t n = static_cast<int32_t>(games.size());
   if (static_cast<int32_t>(observations_.size()) < n) observations_.resize(n);
   root_observation_ptrs_.clear();
@@ -30,7 +49,6 @@ void BatchedSearch::Run(absl::Span<const game::MMapGame* const> games,
     root_observation_ptrs_.push_back(&observations_[i]);
     root_masks_.push_back(games[i]->LegalActionMask());
   }
-  Search(games, seeds, temperature, results);
 }
 
 absl::Status BatchedSearch::RunFromObservations(
@@ -40,10 +58,11 @@ absl::Status BatchedSearch::RunFromObservations(
   MMAPZERO_CHECK(observations.size() == legal_masks.size() &&
                      observations.size() == seeds.size(),
                  "one legal mask and one seed per observation");
-  if (config_.mode() == SearchConfig::REAL_GAME) {
-    return absl::InvalidArgumentError(
-        "search from observations: SearchConfig.mode REAL_GAME needs game "
-        "states at the roots");
+  if (real_game()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "search from observations: SearchConfig.mode ",
+        SearchConfig::Mode_Name(config_.mode()),
+        " needs game states at the roots"));
   }
   for (size_t i = 0; i < legal_masks.size(); ++i) {
     if (legal_masks[i] == 0 || (legal_masks[i] & ~kAllActions) != 0) {
@@ -78,25 +97,30 @@ void BatchedSearch::Search(absl::Span<const game::MMapGame* const> games,
     if (mode == SearchConfig::LEARNED_MODEL ||
         mode == SearchConfig::REAL_GAME) {
       AddRootNoise(&slot);
-    } else if (mode == SearchConfig::GUMBEL) {
+    } else if (gumbel()) {
       slot.gumbel.Begin(slot.root_logits, slot.root_mask,
                         config_.gumbel_considered_actions(), simulations,
                         slot.network_value, &slot.rng);
     }
-    if (mode == SearchConfig::REAL_GAME) {
+    if (real_game()) {
       MMAPZERO_CHECK(static_cast<int32_t>(games.size()) == n,
                      "REAL_GAME searches games");
-      if (slot.work == nullptr) {
-        slot.work = games[i]->Clone();
+      if (!in_place_.empty()) {
+        slot.game = in_place_[i];
       } else {
-        *slot.work = *games[i];
+        if (slot.work == nullptr) {
+          slot.work = games[i]->Clone();
+        } else {
+          *slot.work = *games[i];
+        }
+        slot.game = slot.work.get();
       }
     }
   }
 
   for (int32_t round = 0; round < simulations; ++round) {
-    if (mode == SearchConfig::REAL_GAME) {
-      SimulateRealGame(n);
+    if (real_game()) {
+      SimulateRealGame(round, n);
     } else {
       SimulateLearned(round, n);
     }
@@ -143,10 +167,10 @@ int32_t BatchedSearch::SelectLearned(Slot* slot, int32_t round) {
   slot->path.clear();
   int32_t node = SearchTree::root();
   slot->path.push_back(node);
-  const bool gumbel = config_.mode() == SearchConfig::GUMBEL;
+  const bool gumbel_root = gumbel();
   while (tree.node(node).expanded && !tree.node(node).terminal) {
     const int action =
-        (gumbel && node == SearchTree::root())
+        (gumbel_root && node == SearchTree::root())
             ? slot->gumbel.SelectAction(tree, round, puct_.discount)
             : tree.SelectAction(node, puct_);
     if (action < 0) break;  // expanded with no legal action
@@ -183,22 +207,37 @@ void BatchedSearch::SimulateLearned(int32_t round, int32_t num_games) {
   }
 }
 
-void BatchedSearch::SimulateRealGame(int32_t num_games) {
+bool BatchedSearch::real_game() const {
+  return config_.mode() == SearchConfig::REAL_GAME ||
+         config_.mode() == SearchConfig::GUMBEL_REAL_GAME;
+}
+
+bool BatchedSearch::gumbel() const {
+  return config_.mode() == SearchConfig::GUMBEL ||
+         config_.mode() == SearchConfig::GUMBEL_REAL_GAME;
+}
+
+void BatchedSearch::SimulateRealGame(int32_t round, int32_t num_games) {
+  const bool gumbel_root = gumbel();
   leaves_.clear();
   observation_ptrs_.clear();
   for (int32_t i = 0; i < num_games; ++i) {
     Slot& slot = slots_[i];
     SearchTree& tree = slot.tree;
-    game::MMapGame& game = *slot.work;
+    game::MMapGame& game = *slot.game;
     slot.path.clear();
     int32_t node = SearchTree::root();
     slot.path.push_back(node);
     int32_t steps = 0;
     double reward = 0;
     while (tree.node(node).expanded && !tree.node(node).terminal) {
-      const int action = tree.SelectAction(node, puct_);
+      const int action =
+          (gumbel_root && node == SearchTree::root())
+              ? slot.gumbel.SelectAction(tree, round, puct_.discount)
+              : tree.SelectAction(node, puct_);
       if (action < 0) break;
-      reward = game.ApplyAction(static_cast<game::Action>(action))
+      reward = reward_scale_ *
+               game.ApplyAction(static_cast<game::Action>(action))
                    .transition_reward();
       ++steps;
       node = tree.node(node).children[action];
@@ -262,7 +301,7 @@ void BatchedSearch::Finish(Slot* slot, double temperature,
     total += child.visits;
   }
 
-  if (config_.mode() == SearchConfig::GUMBEL) {
+  if (gumbel()) {
     const auto policy = slot->gumbel.ImprovedPolicy(tree, puct_.discount);
     for (int a = 0; a < game::kNumActions; ++a) {
       result->policy[a] = static_cast<float>(policy[a]);

@@ -15,6 +15,10 @@
 //    rewards and legal masks are the game's, terminal leaves are worth 0.
 //  - POLICY_ONLY: one InitialInference, act on the masked prior.
 //  - GUMBEL: Gumbel MuZero's root (gumbel_root.h) over the learned model.
+//  - GUMBEL_REAL_GAME: Gumbel MuZero's root over the engine's branching
+//    (REAL_GAME below the root): with a budget of a few simulations it
+//    tries each considered action on the real game once and values its
+//    child with the network, a cheap and exact one-step policy improvement.
 // Dirichlet noise (root_dirichlet_alpha / root_exploration_fraction) is
 // mixed into the root priors in LEARNED_MODEL and REAL_GAME.
 //
@@ -77,6 +81,14 @@ class BatchedSearch {
            absl::Span<const uint64_t> seeds, double temperature,
            std::vector<SearchResult>* results);
 
+  // As Run, but REAL_GAME / GUMBEL_REAL_GAME search each game in place: its
+  // moves are applied and undone on the caller's game (left as it was)
+  // instead of on a copy, which on a 3,000-buffer program saves a copy of
+  // the whole game state per search. Same results as Run.
+  void RunInPlace(absl::Span<game::MMapGame* const> games,
+                  absl::Span<const uint64_t> seeds, double temperature,
+                  std::vector<SearchResult>* results);
+
   // As Run, from observations[i] with legal actions legal_masks[i] (bit a:
   // action a legal) as root i instead of a game. Every mode but REAL_GAME,
   // which needs a game to step: InvalidArgument there, and for a mask with
@@ -89,6 +101,16 @@ class BatchedSearch {
 
   const SearchConfig& config() const { return config_; }
 
+  // Real-game rewards (REAL_GAME, GUMBEL_REAL_GAME) are multiplied by
+  // `scale` before they are backed up, so that they are in the units the
+  // network's values are trained in (TrainingConfig.target_scaling).
+  void set_reward_scale(double scale) { reward_scale_ = scale; }
+
+  // Root i's observation of the last Run (valid until the next Run).
+  const features::Observation& root_observation(int i) const {
+    return *root_observation_ptrs_[i];
+  }
+
  private:
   // One game's search state, reused across Run calls.
   struct Slot {
@@ -96,6 +118,7 @@ class BatchedSearch {
     SearchRng rng;
     GumbelRoot gumbel;
     std::unique_ptr<game::MMapGame> work;  // REAL_GAME working copy
+    game::MMapGame* game = nullptr;  // what the search steps: work or in place
     std::vector<int32_t> path;
     std::array<float, game::kNumActions> root_logits{};
     uint8_t root_mask = 0;
@@ -113,10 +136,16 @@ class BatchedSearch {
   void Search(absl::Span<const game::MMapGame* const> games,
               absl::Span<const uint64_t> seeds, double temperature,
               std::vector<SearchResult>* results);
+  // Observes the roots into root_observation_ptrs_ / root_masks_.
+  void ObserveRoots(absl::Span<const game::MMapGame* const> games);
   void EvaluateRoots(int32_t num_games);
   void AddRootNoise(Slot* slot);
   void SimulateLearned(int32_t round, int32_t num_games);
-  void SimulateRealGame(int32_t num_games);
+  void SimulateRealGame(int32_t round, int32_t num_games);
+  // The engine's branching below the root (REAL_GAME, GUMBEL_REAL_GAME).
+  bool real_game() const;
+  // A Gumbel root (GUMBEL, GUMBEL_REAL_GAME).
+  bool gumbel() const;
   // Descends from the root of `slot` by PUCT (the Gumbel root on `round`
   // in GUMBEL mode), filling slot->path; returns the last node.
   int32_t SelectLearned(Slot* slot, int32_t round);
@@ -126,8 +155,12 @@ class BatchedSearch {
   PuctParams puct_;
   Evaluator* evaluator_;
   ObservationSource observe_;
+  double reward_scale_ = 1.0;
+  // RunInPlace's games (stepped in place), else empty: Run copies.
+  absl::Span<game::MMapGame* const> in_place_;
 
   std::vector<Slot> slots_;
+  std::vector<const game::MMapGame*> const_games_;  // RunInPlace's, as const
   std::vector<const features::Observation*> root_observation_ptrs_;
   std::vector<uint8_t> root_masks_;
   std::vector<Leaf> leaves_;

@@ -187,6 +187,47 @@ TEST(BatchedSearchTest, RealGameFindsTheBestLine) {
   EXPECT_DOUBLE_EQ(game.Return(), 5.0);
 }
 
+TEST(BatchedSearchTest, GumbelRealGameFindsTheBestLine) {
+  MMapGame game = KnapsackGame();
+  UniformEvaluator evaluator;
+  const SearchConfig config = Config(SearchConfig::GUMBEL_REAL_GAME, 32);
+  auto results = RunSearch(config, &evaluator, {&game}, {1}, 1.0);
+  EXPECT_EQ(results[0].action, Action::kDrop);
+  EXPECT_GT(results[0].policy[2], results[0].policy[0]);
+  game.ApplyAction(results[0].action);
+  results = RunSearch(config, &evaluator, {&game}, {1}, 1.0);
+  EXPECT_EQ(results[0].action, Action::kCopy);
+  game.ApplyAction(results[0].action);
+  EXPECT_DOUBLE_EQ(game.Return(), 5.0);
+}
+
+TEST(BatchedSearchTest, GumbelRealGameWithOneSimulationPerActionIsGreedy) {
+  // Two simulations, one per legal action: Copy's reward 3 against Drop's
+  // 0 with every child valued 0: the one-step lookahead copies.
+  MMapGame game = KnapsackGame();
+  UniformEvaluator evaluator;
+  const auto r = RunSearch(Config(SearchConfig::GUMBEL_REAL_GAME, 2),
+                           &evaluator, {&game}, {4}, 1.0);
+  EXPECT_EQ(r[0].visits[0], 1);
+  EXPECT_EQ(r[0].visits[2], 1);
+  EXPECT_EQ(r[0].action, Action::kCopy);
+}
+
+TEST(BatchedSearchTest, RealGameRewardsAreScaled) {
+  UniformEvaluator evaluator;
+  const SearchConfig config = Config(SearchConfig::REAL_GAME, 32);
+  MMapGame game = KnapsackGame();
+  const auto plain = RunSearch(config, &evaluator, {&game}, {1}, 0.0);
+  BatchedSearch scaled(config, &evaluator, FakeObserve);
+  scaled.set_reward_scale(2.0);
+  std::vector<SearchResult> results;
+  const MMapGame* games[] = {&game};
+  const uint64_t seeds[] = {1};
+  scaled.Run(games, seeds, 0.0, &results);
+  EXPECT_EQ(results[0].visits, plain[0].visits);
+  EXPECT_NEAR(results[0].root_value, 2 * plain[0].root_value, 1e-5);
+}
+
 SearchResult GoldenRun(int simulations, double noise_fraction, uint64_t seed,
                        double temperature) {
   MMapGame root = AllLegalRoot();
