@@ -93,7 +93,9 @@ TEST(ActorWorkerIntegrationTest, PlaysPushesTrajectoriesAndReportsSolutions) {
   ASSERT_TRUE(WaitFor([&] { return cluster.Job(job).games() >= 2; }));
   const v1::JobStatus status = cluster.Job(job);
   EXPECT_GT(status.moves(), status.games());
-  EXPECT_EQ(status.simulations(), 4 * status.moves());  // 4 per move
+  // 4 per searched move; forced, fast and followed moves run none.
+  EXPECT_GT(status.simulations(), 0);
+  EXPECT_LE(status.simulations(), 4 * status.moves());
   EXPECT_EQ(status.actors(), 1);
 
   const std::string text = (*metrics)->Text();
@@ -123,6 +125,9 @@ TEST(ActorWorkerIntegrationTest, StopsAJobWhoseAssignmentDisappears) {
   cancel.set_reason("test");
   ASSERT_TRUE(cluster.coordinator().CancelJob(cancel).ok());
   ASSERT_TRUE(WaitFor([&] { return actor->JobIds().empty(); }));
+  // The stopped job's queue may drain for at most the supervisor's 2 s
+  // (short games fill it quickly); after that, nothing more arrives.
+  absl::SleepFor(absl::Milliseconds(2500));
   const int64_t inserted = cluster.replay().inserted();
   absl::SleepFor(absl::Milliseconds(300));
   EXPECT_EQ(cluster.replay().inserted(), inserted);  // nothing after the stop

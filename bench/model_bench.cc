@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/synthetic_replay.h"
 #include "common/agent/replay_buffer.h"
 #include "common/features/config_presets.h"
 #include "common/model/compute_threads.h"
@@ -72,30 +73,6 @@ void Sync(const torch::Device& device) {
 torch::Tensor SoftCrossEntropy(const torch::Tensor& logits,
                                const torch::Tensor& targets) {
   return -(targets * logits.log_softmax(1)).sum(1).mean();
-}
-
-// A replay of `trajectories` random games of `length` steps of `shape`.
-void FillSyntheticReplay(const ObservationShape& shape, int trajectories,
-                         int length, agent::ReplayBuffer* replay) {
-  std::mt19937_64 rng(1);
-  const int cells = shape.time_bins * shape.byte_bins;
-  for (int g = 0; g < trajectories; ++g) {
-    agent::Trajectory t;
-    for (int i = 0; i < length; ++i) {
-      agent::TrajectoryStep s;
-      s.observation.occupancy.resize(cells);
-      for (uint8_t& c : s.observation.occupancy) c = rng() & 0xff;
-      s.observation.vector.resize(shape.vector_size);
-      for (float& v : s.observation.vector) v = (rng() % 1000) / 1000.0f;
-      s.action = rng() % kNumActions;
-      s.legal_mask = 7;
-      s.reward = (rng() % 100) / 50.0f - 1;
-      s.root_value = (rng() % 1000) / 100.0f;
-      s.policy = {0.5f, 0.3f, 0.2f};
-      t.steps.push_back(std::move(s));
-    }
-    replay->Insert(std::move(t));
-  }
 }
 
 // One network to measure: its name, sizes and an instance on `device`.

@@ -410,6 +410,8 @@ TEST_F(CoordinatorServerTest, LearnerLeaseExpiresAndGoesToAnotherWorker) {
   EXPECT_EQ(assignment.role(), v1::WORKER_ROLE_LEARNER);
   EXPECT_EQ(assignment.workload().buffers_size(), workload_.buffers_size());
   EXPECT_EQ(assignment.config().preset(), "cpu");
+  // The job's best so far (the heuristic's seed), to start games from.
+  EXPECT_EQ(assignment.best().decisions_size(), workload_.buffers_size());
   EXPECT_EQ(assignment.parameter_address(), "10.0.0.1:7071");
   EXPECT_GT(assignment.lease_expiry_unix_ms(), 0);
   v1::JobStatus job = Job(id);
@@ -426,6 +428,7 @@ TEST_F(CoordinatorServerTest, LearnerLeaseExpiresAndGoesToAnotherWorker) {
   const v1::HeartbeatResponse renewed = Heartbeat(a, {counters});
   ASSERT_EQ(renewed.assignments_size(), 1);
   EXPECT_EQ(renewed.assignments(0).workload().buffers_size(), 0);
+  EXPECT_EQ(renewed.assignments(0).best().decisions_size(), 0);
   EXPECT_EQ(Job(id).learner_step(), 10);
 
   clock_.Advance(absl::Seconds(6));  // a falls silent past its lease

@@ -17,9 +17,15 @@ namespace {
 
 // Mixed into a move's seed for the playout-cap draw (search or fast move).
 constexpr uint64_t kFastMoveSalt = 0xfa57;
+// Best starts: snapshots of the best game at most this many, at least this
+// many moves apart.
+constexpr int32_t kSnapshots = 32;
+constexpr int32_t kMinSnapshotSpacing = 16;
 // Mixed into a game's seed for the best-start draws.
 constexpr uint64_t kBestStartSalt = 0xbe57;
 constexpr uint64_t kPrefixSalt = 0x9f1c;
+constexpr uint64_t kWindowSalt = 0x3d2b;
+constexpr uint64_t kDeviationSalt = 0xde71;
 
 // A uniform draw in (0, 1) from a hashed seed: a generator per move would
 // cost more than the move (seeding a mt19937_64 fills 312 words).
@@ -130,7 +136,8 @@ SelfPlay::SelfPlay(std::shared_ptr<const game::Program> program,
                   const game::MMapGame& game, features::Observation* out) {
                 features::Observe(game, features, out);
               }),
-      reward_scale_(agent::TargetScale(options_.config.training(), *program_)) {
+      reward_scale_(agent::TargetScale(options_.config.training(), *program_)),
+      fresh_(program_, options_.game_options) {
   search_.set_reward_scale(reward_scale_);
   if (options_.start.has_value()) OfferStart(*options_.start);
   live_.resize(options_.config.search().batch_games());
@@ -138,8 +145,12 @@ SelfPlay::SelfPlay(std::shared_ptr<const game::Program> program,
 }
 
 void SelfPlay::StartGame(Live* live) {
-  live->game =
-      std::make_unique<game::MMapGame>(program_, options_.game_options);
+  // Copy-assigning a pristine game reuses the slot's memory.
+  if (live->game == nullptr) {
+    live->game = std::make_unique<game::MMapGame>(fresh_);
+  } else {
+    *live->game = fresh_;
+  }
   live->trajectory = agent::Trajectory{};
   live->trajectory.parameter_version = parameter_version_;
   live->game_index = games_started_++;
@@ -154,23 +165,30 @@ void SelfPlay::StartGame(Live* live) {
 
 void SelfPlay::ReplayStartPrefix(Live* live) {
   const uint64_t seed = solvers::MixSeed(options_.seed, live->game_index, 0);
-  const int32_t buffers = program_->num_buffers();
-  // A prefix of 0 .. buffers - 1 decisions: the agent makes at least one.
-  const auto prefix = static_cast<int32_t>(HashUniform(seed, kPrefixSalt) *
-                                           static_cast<double>(buffers));
+  // A prefix of 0 .. depth - 1 moves: the agent makes at least one.
+  const auto prefix = static_cast<int32_t>(
+      HashUniform(seed, kPrefixSalt) * static_cast<double>(start_->depth));
+  // The nearest snapshot at or before the prefix, then the moves to it.
+  const size_t k = std::min(start_->snapshots.size() - 1,
+                            static_cast<size_t>(prefix / start_->every));
   game::MMapGame& game = *live->game;
+  game = start_->snapshots[k];
   while (!game.IsTerminal() && game.depth() < prefix) {
-    const int action = start_->action_of[game.CurrentBuffer()];
-    // The start solution replays legally (it was a complete game); a
-    // Drop-backup would break that, so stop short rather than diverge.
-    if (!(game.LegalActionMask() & (1u << action))) break;
-    const game::StepResult applied =
-        game.ApplyAction(static_cast<game::Action>(action));
-    live->trajectory.episode_return += applied.transition_reward();
-    if (applied.backed_up) break;
+    game.ApplyAction(
+        static_cast<game::Action>(start_->action_of[game.CurrentBuffer()]));
   }
+  live->trajectory.episode_return = game.Return();
   ++counters_.best_starts;
-  if (options_.config.search().best_start_window() > 0) live->follow = start_;
+  const int32_t window = options_.config.search().best_start_window();
+  if (window > 0) {
+    live->follow = start_;
+    // Log-uniform in 1 .. window: mostly small variations, now and then a
+    // long one that can leave a local optimum.
+    live->window = std::clamp(
+        static_cast<int32_t>(std::exp(HashUniform(seed, kWindowSalt) *
+                                      std::log(window + 1.0))),
+        1, window);
+  }
 }
 
 void SelfPlay::OfferStart(const Solution& solution) {
@@ -187,9 +205,20 @@ void SelfPlay::OfferStart(const Solution& solution) {
     start->action_of[decision.buffer_id()] =
         static_cast<int8_t>(decision.action());
   }
-  for (const int8_t action : start->action_of) {
-    if (action < 0) return;
+  // Replays it once, keeping a snapshot every `every` moves, so that a
+  // start needs a copy and fewer than `every` moves. A solution that
+  // leaves a buffer undecided or does not replay as a whole game without
+  // a Drop-backup is not adopted.
+  start->every = std::max(kMinSnapshotSpacing, buffers / kSnapshots + 1);
+  game::MMapGame game = fresh_;
+  while (!game.IsTerminal()) {
+    if (game.depth() % start->every == 0) start->snapshots.push_back(game);
+    const int action = start->action_of[game.CurrentBuffer()];
+    if (action < 0 || !(game.LegalActionMask() & (1u << action))) return;
+    if (game.ApplyAction(static_cast<game::Action>(action)).backed_up) return;
   }
+  if (start->snapshots.empty()) return;
+  start->depth = game.depth();
   start_ = std::move(start);
 }
 
@@ -209,20 +238,28 @@ void SelfPlay::FinishGame(Live* live) {
   StartGame(live);
 }
 
+bool SelfPlay::Deviates(const Live& live) const {
+  const double rate = options_.config.search().best_start_deviation_rate();
+  return rate > 0 &&
+         HashUniform(solvers::MixSeed(options_.seed, live.game_index,
+                                      static_cast<uint64_t>(live.game->depth())),
+                     kDeviationSalt) < rate;
+}
+
 void SelfPlay::PlayUnrecordedMoves(Live* live) {
   agent::Trajectory& trajectory = live->trajectory;
   game::MMapGame& game = *live->game;
   const bool following =
       live->follow != nullptr &&
       static_cast<int64_t>(trajectory.steps.size()) >=
-          options_.config.search().best_start_window();
+          live->window;
   while (!trajectory.steps.empty() && !game.IsTerminal()) {
     const uint8_t mask = game.LegalActionMask();
     game::Action action;
     if (std::popcount(mask) == 1) {
       action = static_cast<game::Action>(std::countr_zero(mask));
       ++counters_.forced_moves;
-    } else if (following) {
+    } else if (following && !Deviates(*live)) {
       action = FollowedAction(
           mask, static_cast<game::Action>(
                     live->follow->action_of[game.CurrentBuffer()]));

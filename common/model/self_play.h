@@ -24,10 +24,14 @@
 // to OfferStart) and is played by the agent from there; its trajectory
 // holds the agent's decisions only, its episode_return is the whole game's.
 // With search.best_start_window W > 0 such a game is a local variation of
-// the best one: the agent makes W decisions after the prefix, then the
+// the best one: the agent makes w decisions after the prefix (w
+// log-uniform in 1 .. W, drawn per game), then the
 // game follows the best game's decisions, repaired by rule where one is
 // no longer legal (the other fast-memory action, else Drop), each played
-// like a forced move (no network call, reward folded into the last step).
+// like a forced move (no network call, reward folded into the last step),
+// except that each is the agent's decision after all with probability
+// search.best_start_deviation_rate: a few more decisions spread over the
+// rest of the game.
 // Rewards are recorded (and searched) in target units, the engine's times
 // agent::TargetScale: a trajectory's rewards sum to its episode_return
 // (microseconds) times that scale. A finished game's Trajectory goes to the
@@ -155,7 +159,8 @@ class SelfPlay {
 
   // Games may start from `solution` (best_start_fraction) when its return
   // beats the start solution's so far; a solution that does not cover
-  // every buffer is ignored. Call between moves.
+  // every buffer or does not replay as a whole game is ignored. Call
+  // between moves.
   void OfferStart(const Solution& solution);
 
   const SelfPlayCounters& counters() const { return counters_; }
@@ -171,6 +176,7 @@ class SelfPlay {
     // A best-start game with a window: the solution it follows once the
     // agent has made `window` decisions; null: the agent plays to the end.
     std::shared_ptr<const StartSolution> follow;
+    int32_t window = 0;  // agent decisions before it follows
   };
 
   SelfPlay(std::shared_ptr<const game::Program> program, MuZeroNetwork network,
@@ -180,15 +186,22 @@ class SelfPlay {
     int slot;
     uint64_t seed;
   };
-  // A solution games may start from: every buffer's action.
+  // A solution games may start from: every buffer's action, and its game
+  // at every `every`-th depth (snapshots[k] at depth k * every).
   struct StartSolution {
     double return_us = 0;
     std::vector<int8_t> action_of;  // by buffer id
+    int32_t depth = 0;              // moves of the whole game
+    int32_t every = 1;
+    std::vector<game::MMapGame> snapshots;
   };
   // Plays, without the network or a trajectory step of their own, the
   // forced moves and (past its window) the followed moves of live's game;
   // their rewards go to the last recorded step.
   void PlayUnrecordedMoves(Live* live);
+  // Past the window: this followed move is the agent's decision after all
+  // (search.best_start_deviation_rate; a hashed draw per game and depth).
+  bool Deviates(const Live& live) const;
   void StartGame(Live* live);
   // Replays a uniform prefix of start_'s decisions on live's new game.
   void ReplayStartPrefix(Live* live);
@@ -208,6 +221,7 @@ class SelfPlay {
   search::ObservedEvaluator observed_;  // evaluator_ + an observer
   search::BatchedSearch search_;
   double reward_scale_;  // agent::TargetScale
+  game::MMapGame fresh_;  // a game at its start, copied into new games
   std::vector<Live> live_;
   uint64_t games_started_ = 0;
   int64_t parameter_version_ = 0;

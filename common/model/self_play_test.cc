@@ -310,6 +310,31 @@ TEST(SelfPlayTest, BestStartWindowFollowsTheStartSolutionAfterWDecisions) {
                 config.search().simulations());
 }
 
+TEST(SelfPlayTest, BestStartDeviationsHandFollowedMovesBackToTheAgent) {
+  MuZeroConfig config = TinyConfig(2);
+  config.mutable_search()->set_best_start_fraction(1);
+  config.mutable_search()->set_best_start_window(1);
+  auto program = SmallProgram();
+  // Rate 1: every move past the window is the agent's again.
+  config.mutable_search()->set_best_start_deviation_rate(1);
+  SelfPlayCounters all;
+  Play(program, config, 5, 4, &all, FastFirstSolution(program));
+  EXPECT_EQ(all.followed_moves, 0);
+  EXPECT_GT(all.best_starts, 0);
+  // A small rate: mostly followed, some decided.
+  config.mutable_search()->set_best_start_deviation_rate(0.2);
+  SelfPlayCounters some;
+  const std::vector<Played> played =
+      Play(program, config, 5, 8, &some, FastFirstSolution(program));
+  EXPECT_GT(some.followed_moves, 0);
+  int64_t steps = 0;
+  for (const Played& p : played) {
+    steps += static_cast<int64_t>(p.trajectory.steps.size());
+  }
+  // More decisions than the windows (one per game) alone.
+  EXPECT_GT(steps, static_cast<int64_t>(played.size()));
+}
+
 // MMAPGAME.md 4.5, the game of mmap_game_rules_test.cc's DropBackupTest:
 // buffers 0 and 2 form an alias group (benefits 3 and 2); with 0 and 1
 // (benefit 5) both fast, 2 cannot be placed, so making 1 fast backs
