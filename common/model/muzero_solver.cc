@@ -308,12 +308,27 @@ absl::StatusOr<std::unique_ptr<MuZeroSolver>> MuZeroSolver::Create(
   }
   effective["config"] = preset;
   effective["preset"] = config->preset().empty() ? "none" : config->preset();
+  // The combination: another solver (brkga, es, portfolio) plays first for
+  // seed_share of the budget in the heuristic's place.
+  std::string seed_solver = "heuristic";
+  if (const auto it = rest.find("seed_solver"); it != rest.end()) {
+    seed_solver = it->second;
+    rest.erase(it);
+    if (seed_solver == "muzero" || !solvers::MakeSolver(seed_solver, {}).ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "muzero: setting seed_solver: no such solver to seed with: '",
+          seed_solver, "'"));
+    }
+    effective["seed_solver"] = seed_solver;
+  }
   solvers::SettingsReader reader("muzero", rest);
   ASSIGN_OR_RETURN(const int64_t actors, reader.GetInt("actors", 0, 0, 64));
   ASSIGN_OR_RETURN(const int64_t log, reader.GetInt("log", 1, 0, 1));
   ASSIGN_OR_RETURN(const int64_t learn, reader.GetInt("learn", 1, 0, 1));
   ASSIGN_OR_RETURN(const int64_t heuristic,
                    reader.GetInt("heuristic", 1, 0, 1));
+  ASSIGN_OR_RETURN(const double seed_share,
+                   reader.GetDouble("seed_share", 0.25, 0.0, 0.9));
   RETURN_IF_ERROR(reader.CheckNoUnknownKeys());
   effective["actors"] = actors == 0 ? "auto" : absl::StrCat(actors);
   effective["learn"] = absl::StrCat(learn);
@@ -323,6 +338,8 @@ absl::StatusOr<std::unique_ptr<MuZeroSolver>> MuZeroSolver::Create(
                                .log = log != 0,
                                .learn = learn != 0,
                                .heuristic = heuristic != 0,
+                               .seed_solver = seed_solver,
+                               .seed_share = seed_share,
                                .checkpoint = std::move(checkpoint)}));
 }
 
@@ -353,13 +370,15 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
   solvers::BestSolution best;
   int64_t heuristic_games = 0;
   std::string heuristic_state = "unavailable";
+  // With seed_solver, that solver plays in the heuristic's place (the
+  // combination; the result's settings say which part found the best).
   absl::StatusOr<std::unique_ptr<solvers::Solver>> heuristic =
-      heuristic_ ? solvers::MakeSolver("heuristic", {})
+      heuristic_ ? solvers::MakeSolver(seed_solver_, {})
                  : absl::FailedPreconditionError("off (heuristic=0)");
   if (!heuristic.ok()) heuristic_state = std::string(heuristic.status().message());
   if (heuristic.ok()) {
     SolverBudget stage = budget;
-    stage.wall_time = budget.wall_time / 4;
+    stage.wall_time = budget.wall_time * seed_share_;
     stage.on_progress = [&heuristic_games](const solvers::SolverProgress& p) {
       heuristic_games = p.evaluations;
     };

@@ -77,6 +77,9 @@ class MuZeroSolver : public solvers::Solver {
     // The heuristic's plan: the floor (MMap-MuZero-prod), a demonstration
     // and a start state. Off: the agent's own games alone.
     bool heuristic = true;
+    // The solver in the heuristic's place and its share of the budget.
+    std::string seed_solver = "heuristic";
+    double seed_share = 0.25;
     std::string checkpoint;  // empty: none
   };
   MuZeroSolver(MuZeroConfig config, solvers::SolverSettings effective,
@@ -87,6 +90,8 @@ class MuZeroSolver : public solvers::Solver {
         log_(options.log),
         learn_(options.learn),
         heuristic_(options.heuristic),
+        seed_solver_(std::move(options.seed_solver)),
+        seed_share_(options.seed_share),
         checkpoint_(std::move(options.checkpoint)) {}
 
   MuZeroConfig config_;
@@ -95,6 +100,8 @@ class MuZeroSolver : public solvers::Solver {
   bool log_;
   bool learn_;
   bool heuristic_;
+  std::string seed_solver_;
+  double seed_share_;
   std::string checkpoint_;  // empty: none
 };
 

@@ -97,6 +97,37 @@ TEST(MuZeroSolverTest, ValidAndAtLeastAsGoodAsTheHeuristic) {
   EXPECT_GT(reports, 0);
 }
 
+TEST(MuZeroSolverTest, SeedSolverPlaysFirstAndTheResultSaysWhatItReached) {
+  EXPECT_THAT(MuZeroSolver::Create({{"seed_solver", "nope"}}).status().message(),
+              ::testing::HasSubstr("'nope'"));
+  EXPECT_FALSE(MuZeroSolver::Create({{"seed_solver", "muzero"}}).ok());
+  EXPECT_FALSE(MuZeroSolver::Create({{"seed_share", "0.95"}}).ok());
+
+  model::SetComputeThreads(1);
+  auto workload = ReadWorkload(MMAPZERO_SOURCE_DIR "/examples/small.json");
+  ASSERT_TRUE(workload.ok()) << workload.status();
+  auto program = game::Program::Create(*workload);
+  ASSERT_TRUE(program.ok()) << program.status();
+  auto solver = MuZeroSolver::Create({{"log", "0"},
+                                      {"seed_solver", "brkga"},
+                                      {"seed_share", "0.5"},
+                                      {"search.batch_games", "4"}});
+  ASSERT_TRUE(solver.ok()) << solver.status();
+  solvers::SolverBudget budget;
+  budget.wall_time = absl::Seconds(3);
+  budget.threads = 1;
+  budget.seed = 3;
+  auto solution = (*solver)->Solve(*program, budget);
+  ASSERT_TRUE(solution.ok()) << solution.status();
+  EXPECT_TRUE(validate::ValidateSolution(*workload, *solution).ok);
+  const auto& settings = solution->solver().settings();
+  EXPECT_EQ(settings.at("seed_solver"), "brkga");
+  // BRKGA's result (the seed stage) is the floor, and both parts are told.
+  EXPECT_GE(solution->normalised_return() + 1e-4,
+            std::stod(settings.at("heuristic")));
+  EXPECT_TRUE(settings.contains("self_play_best"));
+}
+
 // Small and quick: learner steps of 8 positions, 4 simulations per move,
 // a checkpoint every 5 learner steps.
 solvers::SolverSettings QuickSettings(const std::string& checkpoint) {
