@@ -1,4 +1,4 @@
-// One job on an actor (issue 5; ARCHITECTURE.md "actor"): the job's
+// One job on an actor (docs/protocols.md): the job's
 // workload compiled into a game::Program, a network built from the job's
 // MuZeroConfig, and a play thread that runs SelfPlay (common/model/
 // self_play.h: search.batch_games games at once, one batched network call

@@ -1,4 +1,4 @@
-// Prometheus metrics of an actor (ARCHITECTURE.md "Metrics"), on their own
+// Prometheus metrics of an actor (docs/operations.md), on their own
 // HTTP port (/metrics): games, moves and MCTS simulations per job
 // (counters: Prometheus' rate() gives the per-second figures), inference
 // batch size and latency (histograms over every network call), the

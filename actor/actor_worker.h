@@ -1,4 +1,4 @@
-// The actor service (issue 5; ARCHITECTURE.md "actor"): registers with the
+// The actor service (docs/protocols.md): registers with the
 // coordinator as an ACTOR (WorkerSession), and for each job assigned to it
 // (up to `capacity` at once) runs an ActorJob: self-play with batched
 // inference, parameters from the job's learner, trajectories to the job's

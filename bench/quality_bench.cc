@@ -41,7 +41,7 @@ struct Flags {
   int threads = 2;
   std::vector<std::string> solvers = {"heuristic", "es", "brkga", "random",
                                       "drop-all"};
-  std::string hlo_dir = MMAPZERO_SOURCE_DIR "/../shared/workloads/hlo";
+  std::string hlo_dir = MMAPZERO_SOURCE_DIR "/testdata/hlo";
   std::string hardware = "tpu-v4i";
   int64_t alignment = 1;
   std::vector<std::string> workloads;

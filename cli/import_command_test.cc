@@ -60,7 +60,7 @@ TEST(ImportCommandTest, WritesCheckedWorkloadAndPrintsSummaryAndWarnings) {
 
 TEST(ImportCommandTest, ImportsASharedModule) {
   const std::string hlo =
-      MMAPZERO_SOURCE_DIR "/../shared/workloads/hlo/graphsage_tf.hlo";
+      MMAPZERO_SOURCE_DIR "/testdata/hlo/graphsage_tf.hlo";
   if (!std::filesystem::exists(hlo)) {
     GTEST_SKIP() << hlo << " not found: the shared HLO modules are missing";
   }

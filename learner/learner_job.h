@@ -1,4 +1,4 @@
-// One job's training in the learner service (issue 5, item 4): builds the
+// One job's training in the learner service (docs/protocols.md): builds the
 // network from the job's MuZeroConfig (range-checked; a bare preset
 // reference is expanded, features/config_presets.h) on the training device
 // (CUDA when LibTorch has it, else the CPU), resumes from the job's checkpoint

@@ -1,4 +1,4 @@
-// The learner service as a running worker (issue 5, item 4): serves
+// The learner service as a running worker (docs/protocols.md): serves
 // ParameterService on its gRPC port (with health and reflection),
 // registers with the coordinator as a LEARNER (WorkerSession) and trains
 // each job the coordinator assigns it (learner_job.h), fed by a prefetch

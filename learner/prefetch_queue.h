@@ -1,5 +1,5 @@
 // A bounded queue of batches filled by a thread of its own, so the learner
-// never waits on the network while the replay answers (issue 5: "streams
+// never waits on the network while the replay answers ("streams
 // batches from replay with a prefetch queue"). The thread calls `sampler`
 // (one SampleBatch call in the service) whenever fewer than `capacity`
 // batches wait, and on failure:

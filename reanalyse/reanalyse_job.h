@@ -1,5 +1,5 @@
 // One job on a reanalyse worker (MuZero Reanalyze, Schrittwieser et al.
-// 2020, Appendix H; issue 5): a thread that loops
+// 2020, Appendix H): a thread that loops
 //   SampleForReanalyse (whole trajectories from the job's replay)
 //   -> re-search every step with the latest parameters (TargetSearch,
 //      common/model/target_search.h, the search the in-process Reanalyser

@@ -1,4 +1,4 @@
-// The reanalyse service (issue 5; ARCHITECTURE.md "reanalyse"): registers
+// The reanalyse service (docs/protocols.md): registers
 // with the coordinator as a REANALYSE worker (WorkerSession) and runs a
 // ReanalyseJob for each job assigned to it, stopping those whose
 // assignment disappears (actor/job_supervisor.h, shared with the actor).

@@ -1,4 +1,4 @@
-// One job's replay table (ARCHITECTURE.md, "replay"): whole self-play
+// One job's replay table (docs/protocols.md): whole self-play
 // trajectories in insertion order, evicted oldest first beyond `capacity`
 // trajectories (TrainingConfig.replay_size counts trajectories, as in
 // common/agent/replay_buffer.h) or beyond `max_bytes` of memory, sampled

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `mmapctl solve --solver muzero` through the local cluster (issue 5), run by
+# `mmapctl solve --solver muzero` through the local cluster, run by
 # ctest:
 #   solve_cluster_test.sh MMAPCTL SOURCE_DIR
 #  - a 10 s solve starts the cluster in a new data dir, trains (learner

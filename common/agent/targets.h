@@ -10,7 +10,7 @@
 //  - reward: 0 at k = 0 (the initial inference predicts none), else
 //    steps[t-1].reward, the reward of the transition INTO t; 0 past the end.
 //    A Drop-backup transition needs no special case: its stored reward
-//    already includes the penalty (MMAPGAME.md 4.5).
+//    already includes the penalty (docs/game-engine.md).
 //  - policy: steps[t].policy with weight 1 while t < T, 0 for a fast move
 //    (playout cap or forced: no search made it); uniform with weight 0 past
 //    the end (the policy loss is masked there, as in MuZero). A

@@ -1,6 +1,6 @@
 // One self-play game as training sees it (MuZero's "game history"): per
 // move, the observation before it, the action, the transition reward (with
-// any Drop-backup penalty, MMAPGAME.md 4.5), the search's root value and
+// any Drop-backup penalty, docs/game-engine.md), the search's root value and
 // policy target. Observations are stored compactly: the occupancy map
 // quantised to bytes (values in [0, 1] -> 0..255), the vector as floats.
 #ifndef MMAPZERO_COMMON_AGENT_TRAJECTORY_H_

@@ -1,4 +1,4 @@
-// The three actions of the MMapGame (MMAPGAME.md 4), in their index order.
+// The three actions of the MMapGame (docs/game-engine.md), in their index order.
 #ifndef MMAPZERO_COMMON_GAME_ACTION_H_
 #define MMAPZERO_COMMON_GAME_ACTION_H_
 

@@ -1,4 +1,4 @@
-// The copy supply of a game (MMAPGAME.md 4.1): W[t], the copy time still
+// The copy supply of a game (docs/game-engine.md): W[t], the copy time still
 // available under instruction t, and the copy intervals made so far, kept
 // as "busy edges": edge t is busy when some copy interval holds both step t
 // and step t + 1. Two contiguous intervals share at most one step exactly

@@ -1,4 +1,4 @@
-// The MMapGame (../shared/spec/MMAPGAME.md): one buffer decided per move, in
+// The MMapGame (docs/game-engine.md): one buffer decided per move, in
 // decision order, by Copy, NoCopy or Drop. Everything that plays the game —
 // baselines, search, the agent, replays — goes through this interface.
 //

@@ -1,4 +1,4 @@
-// One hand-worked test per rule of MMAPGAME.md. Each workload is tiny and its
+// One hand-worked test per rule of docs/game-engine.md. Each workload is tiny and its
 // expected intervals, offsets, supply and rewards are worked out in the
 // comments.
 #include <memory>

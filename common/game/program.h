@@ -3,7 +3,7 @@
 // model reduced to O(1) per-buffer updates. Immutable once built and shared
 // (by shared_ptr<const Program>) by every game and clone of one workload.
 //
-// Derived features follow MMAPGAME.md section 2: demand = size / copy
+// Derived features follow docs/game-engine.md: demand = size / copy
 // bandwidth, benefit = L_t({}) - L_t({b}), supply = L_t(all buffers of t).
 #ifndef MMAPZERO_COMMON_GAME_PROGRAM_H_
 #define MMAPZERO_COMMON_GAME_PROGRAM_H_

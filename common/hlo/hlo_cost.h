@@ -1,4 +1,4 @@
-// Roofline cost of HLO instructions (MMAPGAME.md section 6): the compute
+// Roofline cost of HLO instructions (docs/game-engine.md): the compute
 // term of an instruction. The memory term is not computed here: the game
 // derives it from the instruction's buffers and the hardware bandwidths.
 //

@@ -1,4 +1,4 @@
-// Imports every real module in ../shared/workloads/hlo (SOURCES.md), checks
+// Imports every real module in testdata/hlo (SOURCES.md), checks
 // counts and sizes against figures derived independently of the importer,
 // and plays a random game on each import.
 //
@@ -23,7 +23,7 @@
 namespace mmapzero::hlo {
 namespace {
 
-const std::string kDir = MMAPZERO_SOURCE_DIR "/../shared/workloads/hlo";
+const std::string kDir = MMAPZERO_SOURCE_DIR "/testdata/hlo";
 
 struct Expected {
   const char* file;

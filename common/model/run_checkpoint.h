@@ -1,4 +1,4 @@
-// The `muzero` solver's checkpoint directory (`checkpoint=DIR`; issue 4,
+// The `muzero` solver's checkpoint directory (`checkpoint=DIR`,
 // item 7): what a run needs to continue where an earlier one stopped.
 //   DIR/learner/    the learner checkpoint (learner_checkpoint.h: network,
 //                   Adam state, step, replay with its sampling generator);

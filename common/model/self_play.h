@@ -16,7 +16,7 @@
 //     per simulation round), reusing the search's root observations;
 //  4. applies the actions and records one agent::TrajectoryStep per
 //     decision, including a move that led to an infeasible state and was
-//     rolled back by Drop-backup (MMAPGAME.md 4.5): its reward is the
+//     rolled back by Drop-backup (docs/game-engine.md): its reward is the
 //     engine's transition reward, r - gain.
 // Starts from the best game (search.best_start_fraction, Go-Explore): that
 // fraction of new games replays a prefix of uniform random length of the

@@ -335,7 +335,7 @@ TEST(SelfPlayTest, BestStartDeviationsHandFollowedMovesBackToTheAgent) {
   EXPECT_GT(steps, static_cast<int64_t>(played.size()));
 }
 
-// MMAPGAME.md 4.5, the game of mmap_game_rules_test.cc's DropBackupTest:
+// docs/game-engine.md, the game of mmap_game_rules_test.cc's DropBackupTest:
 // buffers 0 and 2 form an alias group (benefits 3 and 2); with 0 and 1
 // (benefit 5) both fast, 2 cannot be placed, so making 1 fast backs
 // up to the start: its transition reward is 5 - (3 + 5) = -3.

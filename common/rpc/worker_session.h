@@ -1,4 +1,4 @@
-// A worker's link to the coordinator (ARCHITECTURE.md: a worker needs one
+// A worker's link to the coordinator (docs/protocols.md: a worker needs one
 // address and finds everything else through the coordinator). It registers
 // with a role, then heartbeats on its own thread at the interval the
 // coordinator asks for, sending the per-job counters the worker last set

@@ -1,7 +1,7 @@
 // The copies (prefetches and write-backs) a plan intends, kept as the
 // engine will make them. The engine gives each copy the latest (prefetch)
 // or earliest (write-back) interval that the supply left by the copies
-// decided before it allows (MMAPGAME.md 4.1), and it decides in
+// decided before it allows (docs/game-engine.md), and it decides in
 // chronological order; the planner picks copies in rank order. So every
 // insertion replays the copies decided after the new one through a copy
 // ledger with the engine's rule, and is refused when that would push an
