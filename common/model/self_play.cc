@@ -156,15 +156,14 @@ void SelfPlay::StartGame(Live* live) {
   live->game_index = games_started_++;
   live->follow.reset();
   const double fraction = options_.config.search().best_start_fraction();
+  const uint64_t seed = solvers::MixSeed(options_.seed, live->game_index, 0);
   if (start_ != nullptr && fraction > 0 &&
-      HashUniform(solvers::MixSeed(options_.seed, live->game_index, 0),
-                  kBestStartSalt) < fraction) {
-    ReplayStartPrefix(live);
+      HashUniform(seed, kBestStartSalt) < fraction) {
+    ReplayStartPrefix(live, seed);
   }
 }
 
-void SelfPlay::ReplayStartPrefix(Live* live) {
-  const uint64_t seed = solvers::MixSeed(options_.seed, live->game_index, 0);
+void SelfPlay::ReplayStartPrefix(Live* live, uint64_t seed) {
   // A prefix of 0 .. depth - 1 moves: the agent makes at least one.
   const auto prefix = static_cast<int32_t>(
       HashUniform(seed, kPrefixSalt) * static_cast<double>(start_->depth));

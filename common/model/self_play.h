@@ -203,8 +203,9 @@ class SelfPlay {
   // (search.best_start_deviation_rate; a hashed draw per game and depth).
   bool Deviates(const Live& live) const;
   void StartGame(Live* live);
-  // Replays a uniform prefix of start_'s decisions on live's new game.
-  void ReplayStartPrefix(Live* live);
+  // Replays a uniform prefix of start_'s decisions on live's new game;
+  // `seed` is the game's (its prefix and window draws).
+  void ReplayStartPrefix(Live* live, uint64_t seed);
   void FinishGame(Live* live);
   void SearchMoves();
   void FastMoves();
