@@ -14,6 +14,17 @@
 #include "common/solvers/search_budget.h"
 
 namespace mmapzero::actor {
+namespace {
+
+// Serialised bytes of one trajectory segment at most: a few per insert
+// batch, and a full outbox queue of them stays in the low gigabytes.
+constexpr int64_t kSegmentBytes = int64_t{8} << 20;
+// Positions of a segment at most: with the paper preset on CPU cores a
+// move of all 64 games takes seconds, and the learner should not wait for
+// hundreds of them.
+constexpr int32_t kSegmentPositions = 64;
+
+}  // namespace
 
 absl::StatusOr<std::shared_ptr<ActorJob>> ActorJob::Start(
     const v1::Assignment& assignment, const ActorJobOptions& options) {
@@ -50,7 +61,11 @@ absl::StatusOr<std::shared_ptr<ActorJob>> ActorJob::Start(
       // The job's best when the job was assigned (the heuristic's seed).
       .start = assignment.has_best() && assignment.best().decisions_size() > 0
                    ? std::optional<Solution>(assignment.best())
-                   : std::nullopt};
+                   : std::nullopt,
+      // Long games (the paper preset's 16,500-buffer programs: 17 KB a
+      // step) reach replay in pieces well under its message limit.
+      .max_segment_steps = model::SelfPlay::SegmentStepsFor(
+          config, kSegmentBytes, kSegmentPositions)};
   absl::StatusOr<std::unique_ptr<model::SelfPlay>> self_play =
       model::SelfPlay::Create(*program, std::move(networks->network),
                               std::move(play));
@@ -168,14 +183,21 @@ void ActorJob::Publish() {
 void ActorJob::OnGame(const game::MMapGame& game,
                       agent::Trajectory trajectory) {
   const int64_t version = self_play_->parameter_version();
+  if (trajectory.continues) {  // a piece of a game still being played
+    v1::Trajectory proto;
+    agent::TrajectoryToProto(trajectory, &proto);
+    outbox_.Add(std::move(proto));
+    return;
+  }
   if (options_.metrics != nullptr) {
     options_.metrics->AddGame(
         job_id_, game.infeasible() ? 0.0 : trajectory.normalised_return);
   }
+  const bool solution_found = !game.infeasible() && !trajectory.rejoined;
   v1::Trajectory proto;
   agent::TrajectoryToProto(trajectory, &proto);
   outbox_.Add(std::move(proto));
-  if (game.infeasible()) return;
+  if (!solution_found) return;
   Solution solution = game.ToSolution();
   solution.mutable_solver()->set_name("muzero");
   (*solution.mutable_solver()->mutable_settings())["parameter_version"] =

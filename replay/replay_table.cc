@@ -100,7 +100,7 @@ absl::StatusOr<std::vector<uint64_t>> ReplayTable::Insert(
   }
   std::vector<uint64_t> ids;
   for (StoredTrajectory& s : stored) {
-    const int64_t steps = s.trajectory->steps.size();
+    const int64_t steps = agent::SampleableSteps(*s.trajectory);
     counters_.set_inserted(counters_.inserted() + 1);
     s.id = counters_.inserted();
     ids.push_back(s.id);
@@ -116,7 +116,7 @@ void ReplayTable::Push(StoredTrajectory stored) {
   Entry entry;
   entry.stored = std::move(stored);
   if (options_.sampler == Sampler::kPrioritised) ComputePriorities(&entry);
-  positions_ += entry.stored.trajectory->steps.size();
+  positions_ += agent::SampleableSteps(*entry.stored.trajectory);
   bytes_ += TrajectoryBytes(*entry.stored.trajectory);
   entries_.push_back(std::move(entry));
   prefix_dirty_ = true;
@@ -129,7 +129,7 @@ void ReplayTable::EvictBeyondCapacity() {
             entries_.size() > 1);
   };
   while (over()) {
-    positions_ -= entries_.front().stored.trajectory->steps.size();
+    positions_ -= agent::SampleableSteps(*entries_.front().stored.trajectory);
     bytes_ -= TrajectoryBytes(*entries_.front().stored.trajectory);
     entries_.pop_front();
     prefix_dirty_ = true;
@@ -138,8 +138,9 @@ void ReplayTable::EvictBeyondCapacity() {
 
 void ReplayTable::ComputePriorities(Entry* entry) const {
   const agent::Trajectory& t = *entry->stored.trajectory;
-  entry->cumulative.assign(t.steps.size() + 1, 0.0);
-  for (size_t i = 0; i < t.steps.size(); ++i) {
+  const int64_t positions = agent::SampleableSteps(t);
+  entry->cumulative.assign(positions + 1, 0.0);
+  for (int64_t i = 0; i < positions; ++i) {
     const double z = agent::ValueTarget(t, static_cast<int>(i),
                                         options_.td_steps, options_.discount);
     const double error = std::abs(t.steps[i].root_value - z);
@@ -154,7 +155,7 @@ void ReplayTable::RebuildPrefix() {
   priority_prefix_.assign(entries_.size() + 1, 0.0);
   for (size_t i = 0; i < entries_.size(); ++i) {
     step_prefix_[i + 1] =
-        step_prefix_[i] + entries_[i].stored.trajectory->steps.size();
+        step_prefix_[i] + agent::SampleableSteps(*entries_[i].stored.trajectory);
     if (options_.sampler == Sampler::kPrioritised) {
       priority_prefix_[i + 1] =
           priority_prefix_[i] + entries_[i].cumulative.back();

@@ -2,9 +2,10 @@
 // trajectories in insertion order, evicted oldest first beyond `capacity`
 // trajectories (TrainingConfig.replay_size counts trajectories, as in
 // common/agent/replay_buffer.h) or beyond `max_bytes` of memory, sampled
-// as positions (trajectory, step). The byte limit is what bounds memory:
-// a step's observation takes about 1.6 KB with the `cpu` preset and 17 KB
-// with `paper`, so 2,000 games of 3,000 steps would need 10-100 GB.
+// as positions (trajectory, step; a segment's context steps are none).
+// The byte limit is what bounds memory: a step's observation takes about
+// 1.6 KB with the `cpu` preset and 17 KB with `paper`, so 2,000 games of
+// 3,000 steps would need 10-100 GB.
 //
 // Why not agent::ReplayBuffer: the service needs ids that start at 1 (0
 // means "unset" on the wire), a per-trajectory targets_version, a

@@ -111,6 +111,25 @@ TEST(ReplayTableTest, UniformWindowsCoverEveryStepAndRepeatPerSeed) {
   EXPECT_EQ(table.Stats().sampled(), 8000);
 }
 
+TEST(ReplayTableTest, ContextStepsOfASegmentAreNeverPositions) {
+  for (const Sampler sampler : {Sampler::kUniform, Sampler::kPrioritised}) {
+    ReplayTableOptions options = Options(10);
+    options.sampler = sampler;
+    ReplayTable table(options);
+    agent::Trajectory segment = MakeTrajectory(6);
+    segment.continues = true;
+    segment.context_steps = 4;  // positions 0 and 1 only
+    ASSERT_TRUE(table.Insert({segment}).ok());
+    EXPECT_EQ(table.Stats().positions(), 2);
+    const auto windows = table.SampleWindows(2000, 7, kNoWait);
+    ASSERT_TRUE(windows.ok()) << windows.status();
+    std::map<int, int> counts;
+    for (const SampledWindow& w : *windows) ++counts[w.start];
+    EXPECT_EQ(counts.size(), 2u);
+    EXPECT_EQ(counts.count(0) + counts.count(1), 2u);
+  }
+}
+
 TEST(ReplayTableTest, PrioritisedFavoursLargeValueErrors) {
   ReplayTableOptions options = Options(10);
   options.sampler = Sampler::kPrioritised;

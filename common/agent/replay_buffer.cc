@@ -73,15 +73,15 @@ ReplayBuffer::ReplayBuffer(int64_t capacity, uint64_t seed)
 }
 
 int64_t ReplayBuffer::Insert(Trajectory trajectory) {
-  if (trajectory.steps.empty()) return -1;
+  if (SampleableSteps(trajectory) <= 0) return -1;
   auto shared = std::make_shared<const Trajectory>(std::move(trajectory));
   absl::MutexLock lock(&mu_);
   while (static_cast<int64_t>(entries_.size()) >= capacity_) {
-    total_steps_ -= entries_.front().trajectory->steps.size();
+    total_steps_ -= SampleableSteps(*entries_.front().trajectory);
     entries_.pop_front();
   }
   const int64_t id = counters_.inserted++;
-  total_steps_ += shared->steps.size();
+  total_steps_ += SampleableSteps(*shared);
   entries_.push_back({id, std::move(shared)});
   prefix_dirty_ = true;
   return id;
@@ -91,7 +91,7 @@ void ReplayBuffer::RebuildPrefix() {
   prefix_.resize(entries_.size() + 1);
   prefix_[0] = 0;
   for (size_t i = 0; i < entries_.size(); ++i) {
-    prefix_[i + 1] = prefix_[i] + entries_[i].trajectory->steps.size();
+    prefix_[i + 1] = prefix_[i] + SampleableSteps(*entries_[i].trajectory);
   }
   prefix_dirty_ = false;
 }

@@ -3,7 +3,8 @@
 // evicted oldest first once `capacity` trajectories are stored
 // (TrainingConfig.replay_size counts TRAJECTORIES, not steps), and sampled
 // as positions (trajectory, step) uniformly over all stored steps, so long
-// games are sampled in proportion to their length.
+// games are sampled in proportion to their length. A segment's context
+// steps (Trajectory.context_steps) are never positions.
 //
 // Trajectories are immutable once shared: Sample hands out shared pointers,
 // and UpdateTargets (reanalyse) replaces a trajectory by an updated copy, so
@@ -77,7 +78,8 @@ class ReplayBuffer {
       ABSL_LOCKS_EXCLUDED(mu_);
 
   int64_t size() const ABSL_LOCKS_EXCLUDED(mu_);         // trajectories
-  int64_t total_steps() const ABSL_LOCKS_EXCLUDED(mu_);  // over them
+  // Positions over them (steps less context steps).
+  int64_t total_steps() const ABSL_LOCKS_EXCLUDED(mu_);
   int64_t capacity() const { return capacity_; }
   ReplayCounters counters() const ABSL_LOCKS_EXCLUDED(mu_);
 

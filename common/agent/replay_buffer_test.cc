@@ -57,6 +57,20 @@ TEST(ReplayBufferTest, SamplesUniformlyOverSteps) {
   EXPECT_EQ(replay.counters().sampled, kDraws);
 }
 
+TEST(ReplayBufferTest, ContextStepsAreNeverSampled) {
+  ReplayBuffer replay(10, 3);
+  Trajectory segment = OfLength(5, 0);
+  segment.continues = true;
+  segment.context_steps = 3;  // positions 0 and 1 only
+  replay.Insert(segment);
+  EXPECT_EQ(replay.total_steps(), 2);
+  std::map<int, int> counts;
+  for (const SampledPosition& p : replay.Sample(4000)) ++counts[p.step];
+  ASSERT_EQ(counts.size(), 2u);
+  EXPECT_GT(counts[0], 1800);
+  EXPECT_GT(counts[1], 1800);
+}
+
 TEST(ReplayBufferTest, UpdateTargetsTouchesOnlyListedSteps) {
   ReplayBuffer replay(4, 5);
   const int64_t id = replay.Insert(OfLength(3, 1));

@@ -45,7 +45,28 @@ struct Trajectory {
   // A replayed solution (the heuristic's plan or a best game): its policy
   // is imitated only where its return beats the network's value.
   bool demonstration = false;
+  // A variation of the best game that ended where it rejoined it
+  // (search.best_start_rejoin_moves): not played to its end, so there is
+  // no solution; its last reward and episode_return include the best
+  // game's return from there on.
+  bool rejoined = false;
+  // A segment of a game that goes on past it (self-play's
+  // max_segment_steps: long games reach replay in pieces while they are
+  // played): no finished game, no solution. The game's last piece has
+  // continues = false.
+  bool continues = false;
+  // The last context_steps steps are not positions to sample: they are
+  // there so that the targets of the positions before them (K unroll
+  // steps, n-step values) are those of the whole game. A segment that
+  // continues holds K + n of them; the next segment starts with them.
+  int32_t context_steps = 0;
 };
+
+// The steps of `trajectory` that replay samples as positions.
+inline int64_t SampleableSteps(const Trajectory& trajectory) {
+  return static_cast<int64_t>(trajectory.steps.size()) -
+         trajectory.context_steps;
+}
 
 }  // namespace mmapzero::agent
 

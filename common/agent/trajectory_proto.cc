@@ -35,6 +35,8 @@ void GameToProto(const Trajectory& trajectory, v1::Trajectory* out) {
   out->set_targets_version(trajectory.parameter_version);
   out->set_drop_backups(trajectory.drop_backups);
   out->set_demonstration(trajectory.demonstration);
+  out->set_continues(trajectory.continues);
+  out->set_context_steps(trajectory.context_steps);
 }
 
 absl::Status Invalid(absl::string_view field, absl::string_view what) {
@@ -134,6 +136,8 @@ void WindowToProto(const Trajectory& trajectory, int first, int count,
   for (int i = std::max(0, first); i < end; ++i) {
     StepToProto(trajectory.steps[i], i == first, out->add_steps());
   }
+  // A window's steps are all its own: the caller's positions are within.
+  out->set_context_steps(0);
 }
 
 absl::StatusOr<Trajectory> TrajectoryFromProto(const v1::Trajectory& proto,
@@ -158,6 +162,15 @@ absl::StatusOr<Trajectory> TrajectoryFromProto(const v1::Trajectory& proto,
   out.parameter_version = proto.parameter_version();
   out.drop_backups = proto.drop_backups();
   out.demonstration = proto.demonstration();
+  if (proto.context_steps() < 0 ||
+      proto.context_steps() >= proto.steps_size()) {
+    return Invalid(absl::StrCat(field, ".context_steps"),
+                   absl::StrCat("must be in [0, steps) = [0, ",
+                                proto.steps_size(), "), got ",
+                                proto.context_steps()));
+  }
+  out.continues = proto.continues();
+  out.context_steps = proto.context_steps();
   out.steps.resize(proto.steps_size());
   ObservationShape shape;
   for (int i = 0; i < proto.steps_size(); ++i) {

@@ -42,6 +42,8 @@ void ExpectSame(const Trajectory& a, const Trajectory& b) {
   EXPECT_EQ(a.normalised_return, b.normalised_return);
   EXPECT_EQ(a.parameter_version, b.parameter_version);
   EXPECT_EQ(a.drop_backups, b.drop_backups);
+  EXPECT_EQ(a.continues, b.continues);
+  EXPECT_EQ(a.context_steps, b.context_steps);
   ASSERT_EQ(a.steps.size(), b.steps.size());
   for (size_t i = 0; i < a.steps.size(); ++i) {
     const TrajectoryStep& x = a.steps[i];
@@ -67,6 +69,21 @@ TEST(TrajectoryProtoTest, RoundTripKeepsEveryField) {
   const absl::StatusOr<Trajectory> back = TrajectoryFromProto(proto);
   ASSERT_TRUE(back.ok()) << back.status();
   ExpectSame(original, *back);
+}
+
+TEST(TrajectoryProtoTest, ASegmentKeepsItsContinuationAndContext) {
+  Trajectory segment = TwoSteps();
+  segment.continues = true;
+  segment.context_steps = 1;
+  v1::Trajectory proto;
+  TrajectoryToProto(segment, &proto);
+  const absl::StatusOr<Trajectory> back = TrajectoryFromProto(proto);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ExpectSame(segment, *back);
+  EXPECT_EQ(SampleableSteps(*back), 1);
+  // A window's steps are all positions.
+  WindowToProto(segment, 0, 2, &proto);
+  EXPECT_EQ(proto.context_steps(), 0);
 }
 
 TEST(TrajectoryProtoTest, WindowCarriesOnlyTheFirstObservation) {
@@ -103,6 +120,11 @@ std::string ErrorAfter(void (*mutate)(v1::Trajectory*)) {
 TEST(TrajectoryProtoTest, BadInputNamesTheField) {
   EXPECT_THAT(ErrorAfter([](v1::Trajectory* t) { t->clear_steps(); }),
               HasSubstr("trajectories[3].steps: must not be empty"));
+  EXPECT_THAT(ErrorAfter([](v1::Trajectory* t) { t->set_context_steps(2); }),
+              HasSubstr("trajectories[3].context_steps: must be in [0, "
+                        "steps) = [0, 2), got 2"));
+  EXPECT_THAT(ErrorAfter([](v1::Trajectory* t) { t->set_context_steps(-1); }),
+              HasSubstr("got -1"));
   EXPECT_THAT(
       ErrorAfter([](v1::Trajectory* t) {
         t->mutable_steps(1)->mutable_policy()->RemoveLast();

@@ -61,16 +61,23 @@ class SelfPlayResults {
   };
   // From an actor's sink: counts and keeps one finished game; not counted
   // when it is beyond the limit (dropped).
-  Counted OnGame(const game::MMapGame& game) ABSL_LOCKS_EXCLUDED(mu_) {
+  // A game that rejoined the best game (`trajectory.rejoined`) is not
+  // complete: it counts, with its trajectory's return, but is no solution.
+  Counted OnGame(const game::MMapGame& game,
+                 const agent::Trajectory& trajectory)
+      ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
     if (game_limit_ > 0 && games_ >= game_limit_) return {};
     ++games_;
-    const bool new_best = !game.infeasible() && best_.Improves(game.Return());
+    const bool complete = !trajectory.rejoined && !game.infeasible();
+    const bool new_best = complete && best_.Improves(game.Return());
     if (new_best) {
       best_.Offer(game);
       ++best_version_;
     }
-    recent_.push_back(game.infeasible() ? 0.0 : game.NormalisedReturn());
+    recent_.push_back(complete || trajectory.rejoined
+                          ? trajectory.normalised_return
+                          : 0.0);
     if (recent_.size() > kRecentGames) recent_.pop_front();
     return {.counted = true, .new_best = new_best};
   }
@@ -122,6 +129,8 @@ class SelfPlayResults {
       total.fast_moves += c.fast_moves;
       total.best_starts += c.best_starts;
       total.followed_moves += c.followed_moves;
+      total.rejoined += c.rejoined;
+      total.played_out += c.played_out;
     }
     total.games = games_;
     return total;
@@ -506,7 +515,12 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
                    learning = learner != nullptr, demonstrate](
                       const game::MMapGame& game,
                       agent::Trajectory trajectory) {
-            const SelfPlayResults::Counted counted = results.OnGame(game);
+            if (trajectory.continues) {  // a piece of a game still played
+              if (learning) replay.Insert(std::move(trajectory));
+              return;
+            }
+            const SelfPlayResults::Counted counted =
+                results.OnGame(game, trajectory);
             if (!counted.counted || !learning) return;
             replay.Insert(std::move(trajectory));
             if (counted.new_best && demonstrate) {
@@ -559,8 +573,8 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
         const double recent = results.recent();
         std::cerr << absl::StrFormat(
             "  muzero %5.0f s: %lld games, %.0f moves/s, %.0f simulations/s, "
-            "%lld drop-backups, %lld best starts, %.0f%% of moves followed; "
-            "learner %s; best %.4f, recent %s\n",
+            "%lld drop-backups, %lld best starts, %.0f%% of moves followed, "
+            "%lld rejoined; learner %s; best %.4f, recent %s\n",
             elapsed(), static_cast<long long>(c.games),
             (c.moves - logged.moves) / seconds,
             (c.simulations - logged.simulations) / seconds,
@@ -568,7 +582,7 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
             static_cast<long long>(c.best_starts),
             100.0 * static_cast<double>(c.followed_moves) /
                 static_cast<double>(std::max<int64_t>(1, c.moves)),
-            learner_now(),
+            static_cast<long long>(c.rejoined), learner_now(),
             std::max(best.normalised_return(),
                      results.best().normalised_return()),
             recent < 0 ? std::string("-") : Percent(recent));

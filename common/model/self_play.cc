@@ -145,21 +145,28 @@ SelfPlay::SelfPlay(std::shared_ptr<const game::Program> program,
 }
 
 void SelfPlay::StartGame(Live* live) {
-  // Copy-assigning a pristine game reuses the slot's memory.
-  if (live->game == nullptr) {
-    live->game = std::make_unique<game::MMapGame>(fresh_);
-  } else {
-    *live->game = fresh_;
-  }
   live->trajectory = agent::Trajectory{};
   live->trajectory.parameter_version = parameter_version_;
   live->game_index = games_started_++;
   live->follow.reset();
+  live->segmented_steps = 0;
+  live->rejoin_run = 0;
+  live->differs_until = -1;
+  live->play_out = false;
+  live->rejoined = false;
   const double fraction = options_.config.search().best_start_fraction();
   const uint64_t seed = solvers::MixSeed(options_.seed, live->game_index, 0);
-  if (start_ != nullptr && fraction > 0 &&
-      HashUniform(seed, kBestStartSalt) < fraction) {
+  const bool best_start = start_ != nullptr && fraction > 0 &&
+                          HashUniform(seed, kBestStartSalt) < fraction;
+  // Copy-assigning a pristine game (or a snapshot) reuses the slot's memory.
+  if (live->game == nullptr) {
+    live->game = std::make_unique<game::MMapGame>(fresh_);
+  } else if (!best_start) {
+    *live->game = fresh_;
+  }
+  if (best_start) {
     ReplayStartPrefix(live, seed);
+    BeginVariation(live, seed);
   }
 }
 
@@ -176,7 +183,10 @@ void SelfPlay::ReplayStartPrefix(Live* live, uint64_t seed) {
     game.ApplyAction(
         static_cast<game::Action>(start_->action_of[game.CurrentBuffer()]));
   }
-  live->trajectory.episode_return = game.Return();
+}
+
+void SelfPlay::BeginVariation(Live* live, uint64_t seed) {
+  live->trajectory.episode_return = live->game->Return();
   ++counters_.best_starts;
   const int32_t window = options_.config.search().best_start_window();
   if (window > 0) {
@@ -214,19 +224,91 @@ void SelfPlay::OfferStart(const Solution& solution) {
     if (game.depth() % start->every == 0) start->snapshots.push_back(game);
     const int action = start->action_of[game.CurrentBuffer()];
     if (action < 0 || !(game.LegalActionMask() & (1u << action))) return;
+    start->buffer_at.push_back(game.CurrentBuffer());
+    start->outcome_at.push_back(game.Outcome(static_cast<game::Action>(action)));
+    start->return_before.push_back(game.Return());
     if (game.ApplyAction(static_cast<game::Action>(action)).backed_up) return;
   }
   if (start->snapshots.empty()) return;
+  start->return_before.push_back(game.Return());
   start->depth = game.depth();
   start_ = std::move(start);
+}
+
+void SelfPlay::NoteFollowedMove(Live* live, game::Action action) {
+  if (live->follow == nullptr || live->play_out) return;
+  const game::MMapGame& game = *live->game;
+  const StartSolution& best = *live->follow;
+  const int32_t depth = game.depth();
+  if (game.drop_backups() > 0 || depth >= best.depth) {
+    // Depths no longer line up with the best game's moves.
+    live->play_out = true;
+    return;
+  }
+  const game::ActionOutcome& mine = game.Outcome(action);
+  const game::ActionOutcome& theirs = best.outcome_at[depth];
+  const bool same =
+      best.buffer_at[depth] == game.CurrentBuffer() &&
+      static_cast<int>(action) == best.action_of[game.CurrentBuffer()] &&
+      mine.offset == theirs.offset &&
+      mine.interval_start == theirs.interval_start &&
+      mine.interval_end == theirs.interval_end &&
+      mine.copy.first == theirs.copy.first &&
+      mine.copy.last == theirs.copy.last &&
+      std::abs(mine.reward - theirs.reward) <=
+          1e-9 * (1.0 + std::abs(theirs.reward));
+  if (same) {
+    ++live->rejoin_run;
+    return;
+  }
+  live->rejoin_run = 0;
+  live->differs_until = std::max({live->differs_until, mine.interval_end,
+                                  mine.copy.last, theirs.interval_end,
+                                  theirs.copy.last, game.CurrentTime()});
+}
+
+bool SelfPlay::MaybeRejoin(Live* live) {
+  const int32_t needed =
+      options_.config.search().best_start_rejoin_moves();
+  game::MMapGame& game = *live->game;
+  if (needed <= 0 || live->follow == nullptr || live->play_out ||
+      live->rejoin_run < needed || game.IsTerminal() ||
+      game.drop_backups() > 0 || game.CurrentTime() <= live->differs_until) {
+    return false;
+  }
+  const StartSolution& best = *live->follow;
+  const double rest = best.return_us - best.return_before[game.depth()];
+  const double estimate = game.Return() + rest;
+  if (estimate > best.return_us + 1e-9 * (1.0 + std::abs(best.return_us))) {
+    // It may be a new best: only a complete game can tell (and be one).
+    live->play_out = true;
+    ++counters_.played_out;
+    return false;
+  }
+  agent::Trajectory& trajectory = live->trajectory;
+  trajectory.steps.back().reward += static_cast<float>(reward_scale_ * rest);
+  trajectory.episode_return += rest;
+  trajectory.rejoined = true;
+  live->rejoined = true;
+  ++counters_.rejoined;
+  return true;
 }
 
 void SelfPlay::FinishGame(Live* live) {
   const game::MMapGame& game = *live->game;
   agent::Trajectory& trajectory = live->trajectory;
+  ++counters_.games;
+  if (live->rejoined) {
+    const double max_return = program_->max_return_us();
+    trajectory.normalised_return =
+        max_return > 0 ? trajectory.episode_return / max_return : 0.0;
+    trajectory.drop_backups = 0;
+    if (options_.sink) options_.sink(game, std::move(trajectory));
+    StartGame(live);
+    return;
+  }
   trajectory.normalised_return = game.NormalisedReturn();
   trajectory.drop_backups = game.drop_backups();
-  ++counters_.games;
   // A game that ended infeasible (Drop-backup off) has no solution.
   if (!game.infeasible() &&
       (!best_.has_value() || game.Return() > best_->return_us())) {
@@ -250,7 +332,7 @@ void SelfPlay::PlayUnrecordedMoves(Live* live) {
   game::MMapGame& game = *live->game;
   const bool following =
       live->follow != nullptr &&
-      static_cast<int64_t>(trajectory.steps.size()) >=
+      live->segmented_steps + static_cast<int64_t>(trajectory.steps.size()) >=
           live->window;
   while (!trajectory.steps.empty() && !game.IsTerminal()) {
     const uint8_t mask = game.LegalActionMask();
@@ -266,6 +348,7 @@ void SelfPlay::PlayUnrecordedMoves(Live* live) {
     } else {
       break;  // the agent decides
     }
+    NoteFollowedMove(live, action);
     const game::StepResult applied = game.ApplyAction(action);
     // Folded into the transition INTO the next decision (see the header).
     trajectory.steps.back().reward +=
@@ -273,6 +356,7 @@ void SelfPlay::PlayUnrecordedMoves(Live* live) {
     trajectory.episode_return += applied.transition_reward();
     if (applied.backed_up) ++counters_.drop_backups;
     ++counters_.moves;
+    if (following && MaybeRejoin(live)) return;
   }
 }
 
@@ -280,7 +364,7 @@ void SelfPlay::Step() {
   // Moves with one legal action need no network: play them first.
   for (Live& live : live_) {
     PlayUnrecordedMoves(&live);
-    if (live.game->IsTerminal()) FinishGame(&live);
+    if (live.game->IsTerminal() || live.rejoined) FinishGame(&live);
   }
   const SearchConfig& search = options_.config.search();
   searched_.clear();
@@ -289,7 +373,8 @@ void SelfPlay::Step() {
     const Live& live = live_[i];
     const uint64_t seed =
         solvers::MixSeed(options_.seed, live.game_index,
-                         static_cast<uint64_t>(live.trajectory.steps.size()));
+                         static_cast<uint64_t>(live.segmented_steps +
+                                               live.trajectory.steps.size()));
     bool fast = search.mode() == SearchConfig::POLICY_ONLY;
     if (!fast && search.fast_move_fraction() > 0) {
       fast = HashUniform(seed, kFastMoveSalt) < search.fast_move_fraction();
@@ -366,11 +451,59 @@ void SelfPlay::FastMoves() {
   }
 }
 
+int32_t SelfPlay::SegmentStepsFor(const MuZeroConfig& config,
+                                  int64_t max_bytes, int32_t max_positions) {
+  // A step: the quantised occupancy map, the float vector, and about 48
+  // bytes of scalars, policy and framing.
+  const FeatureConfig& features = config.features();
+  const int64_t step_bytes =
+      int64_t{features.occupancy_time_bins()} * features.occupancy_byte_bins() +
+      4 * features::VectorSize(features) + 48;
+  const int64_t context =
+      config.training().unroll_steps() + config.training().td_steps();
+  return static_cast<int32_t>(std::clamp<int64_t>(
+      max_bytes / std::max<int64_t>(1, step_bytes) - context, 16,
+      std::max(16, max_positions)));
+}
+
+void SelfPlay::EmitSegment(Live* live, int32_t context) {
+  agent::Trajectory& trajectory = live->trajectory;
+  const int32_t positions = options_.max_segment_steps;
+  agent::Trajectory segment;
+  segment.steps.reserve(positions + context);
+  for (int32_t i = 0; i < positions; ++i) {
+    segment.steps.push_back(std::move(trajectory.steps[i]));
+  }
+  trajectory.steps.erase(trajectory.steps.begin(),
+                         trajectory.steps.begin() + positions);
+  segment.steps.insert(segment.steps.end(), trajectory.steps.begin(),
+                       trajectory.steps.begin() + context);
+  segment.parameter_version = trajectory.parameter_version;
+  segment.episode_return = trajectory.episode_return;  // so far
+  const double max_return = program_->max_return_us();
+  segment.normalised_return =
+      max_return > 0 ? segment.episode_return / max_return : 0.0;
+  segment.continues = true;
+  segment.context_steps = context;
+  live->segmented_steps += positions;
+  ++counters_.segments;
+  if (options_.sink) options_.sink(*live->game, std::move(segment));
+}
+
 void SelfPlay::Record(Live* live, const features::Observation& observation,
                       game::Action action, uint8_t legal_mask,
                       float root_value,
                       const std::array<float, game::kNumActions>& policy,
                       bool fast_move) {
+  // Every step recorded so far has its final reward now: a segment and its
+  // context can go.
+  const int32_t positions = options_.max_segment_steps;
+  const int32_t context = options_.config.training().unroll_steps() +
+                          options_.config.training().td_steps();
+  if (positions > 0 && static_cast<int64_t>(live->trajectory.steps.size()) >=
+                           int64_t{positions} + context) {
+    EmitSegment(live, context);
+  }
   agent::TrajectoryStep step;
   step.observation = agent::Compact(observation);
   step.buffer = live->game->CurrentBuffer();
@@ -380,6 +513,7 @@ void SelfPlay::Record(Live* live, const features::Observation& observation,
   step.policy = policy;
   // A forced move (one legal action) has nothing to learn for the policy.
   step.fast_move = fast_move || std::popcount(legal_mask) == 1;
+  NoteFollowedMove(live, action);
   const game::StepResult applied = live->game->ApplyAction(action);
   step.reward = static_cast<float>(reward_scale_ * applied.transition_reward());
   live->trajectory.episode_return += applied.transition_reward();

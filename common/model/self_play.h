@@ -112,6 +112,12 @@ struct SelfPlayCounters {
   int64_t fast_moves = 0;    // from the prior alone (playout cap)
   int64_t best_starts = 0;   // games started on the best game's prefix
   int64_t followed_moves = 0;  // past a best start's window (no network)
+  // Variations ended where they rejoined the best game
+  // (search.best_start_rejoin_moves), and those that looked better there
+  // and were played to their end.
+  int64_t rejoined = 0;
+  int64_t played_out = 0;
+  int64_t segments = 0;  // pieces of games sent while they went on
 };
 
 class SelfPlay {
@@ -130,7 +136,19 @@ class SelfPlay {
     // A first solution games may start from (OfferStart), e.g. the
     // heuristic's plan; none: only this actor's own games.
     std::optional<Solution> start;
+    // A game's trajectory goes to the sink in segments of this many
+    // positions while it is played, so that a long game fits a message
+    // and reaches the learner before it ends; all but the last piece
+    // `continue` and carry K + n context steps after their positions (the
+    // next segment's first ones), so that every position's targets are
+    // the whole game's. 0: whole games only.
+    int32_t max_segment_steps = 0;
   };
+
+  // Segment positions such that a segment with its context takes about
+  // `max_bytes` serialised, at most `max_positions` and at least 16.
+  static int32_t SegmentStepsFor(const MuZeroConfig& config, int64_t max_bytes,
+                                 int32_t max_positions);
 
   // `network` becomes this actor's private network (pass a fresh one, or
   // share one deliberately in single-threaded use). InvalidArgument when its
@@ -177,6 +195,16 @@ class SelfPlay {
     // agent has made `window` decisions; null: the agent plays to the end.
     std::shared_ptr<const StartSolution> follow;
     int32_t window = 0;  // agent decisions before it follows
+    int64_t segmented_steps = 0;  // decisions already sent as segments
+    // Rejoining `follow` (search.best_start_rejoin_moves): consecutive
+    // moves equal to the best game's, the last time step where the two
+    // games' allocations or copies differ, and whether the game is to be
+    // played to its end (it looked better than the best where it
+    // rejoined, or cannot be compared move by move after a Drop-backup).
+    int32_t rejoin_run = 0;
+    int32_t differs_until = -1;
+    bool play_out = false;
+    bool rejoined = false;  // ended early; its return is the estimate
   };
 
   SelfPlay(std::shared_ptr<const game::Program> program, MuZeroNetwork network,
@@ -194,7 +222,18 @@ class SelfPlay {
     int32_t depth = 0;              // moves of the whole game
     int32_t every = 1;
     std::vector<game::MMapGame> snapshots;
+    // By depth: the move played there and what it did, and the return
+    // before it (return_before[depth] is the whole game's).
+    std::vector<int32_t> buffer_at;
+    std::vector<game::ActionOutcome> outcome_at;
+    std::vector<double> return_before;
   };
+  // Before `action` is applied to a game that follows a best game: whether
+  // the move repeats the best game's move at that depth.
+  void NoteFollowedMove(Live* live, game::Action action);
+  // After a followed move: ends the game as rejoined when it has rejoined
+  // its best game and would not beat it; true when it did.
+  bool MaybeRejoin(Live* live);
   // Plays, without the network or a trajectory step of their own, the
   // forced moves and (past its window) the followed moves of live's game;
   // their rewards go to the last recorded step.
@@ -203,12 +242,17 @@ class SelfPlay {
   // (search.best_start_deviation_rate; a hashed draw per game and depth).
   bool Deviates(const Live& live) const;
   void StartGame(Live* live);
-  // Replays a uniform prefix of start_'s decisions on live's new game;
-  // `seed` is the game's (its prefix and window draws).
+  // Replays a uniform prefix of start_'s decisions on live's new game,
+  // from the nearest snapshot; `seed` is the game's (its prefix draw).
   void ReplayStartPrefix(Live* live, uint64_t seed);
+  // The variation after the prefix: its return so far, window, follow.
+  void BeginVariation(Live* live, uint64_t seed);
   void FinishGame(Live* live);
   void SearchMoves();
   void FastMoves();
+  // Sends live's first max_segment_steps steps to the sink as a segment
+  // that continues, with the `context` steps after them; keeps those.
+  void EmitSegment(Live* live, int32_t context);
   // Applies `action` to live's game and appends its trajectory step.
   void Record(Live* live, const features::Observation& observation,
               game::Action action, uint8_t legal_mask, float root_value,

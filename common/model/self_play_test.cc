@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/agent/target_scale.h"
+#include "common/agent/targets.h"
 #include "common/features/config_presets.h"
 #include "common/workload/proto_io.h"
 #include "gtest/gtest.h"
@@ -47,6 +48,7 @@ MuZeroConfig TinyConfig(int batch_games) {
   s->set_batch_games(batch_games);
   // Every game from the start: its rewards are the whole game's.
   s->set_best_start_fraction(0);
+  s->set_best_start_rejoin_moves(0);
   config.mutable_training()->set_target_scaling(TrainingConfig::RAW);
   return config;
 }
@@ -59,6 +61,7 @@ MuZeroConfig TinyCpuConfig(int batch_games) {
   *config.mutable_search() = cpu.search();
   config.mutable_search()->set_batch_games(batch_games);
   config.mutable_search()->set_best_start_fraction(0);
+  config.mutable_search()->set_best_start_rejoin_moves(0);
   config.mutable_training()->set_target_scaling(
       cpu.training().target_scaling());
   return config;
@@ -333,6 +336,168 @@ TEST(SelfPlayTest, BestStartDeviationsHandFollowedMovesBackToTheAgent) {
   }
   // More decisions than the windows (one per game) alone.
   EXPECT_GT(steps, static_cast<int64_t>(played.size()));
+}
+
+// The actions of a complete game, by buffer id.
+std::vector<int> ActionsOf(const std::vector<game::Transition>& transitions,
+                           int buffers) {
+  std::vector<int> actions(buffers, -1);
+  for (const game::Transition& t : transitions) {
+    actions[t.buffer] = static_cast<int>(t.action);
+  }
+  return actions;
+}
+
+// Plays `game` to its end following `source` (by buffer id), repaired as
+// self-play repairs a followed move: the other fast action, else Drop.
+double FollowToTheEnd(game::MMapGame game, const std::vector<int>& source) {
+  while (!game.IsTerminal()) {
+    const uint8_t mask = game.LegalActionMask();
+    int action = source[game.CurrentBuffer()];
+    if (!((mask >> action) & 1) && action != 2) action = 1 - action;
+    if (!((mask >> action) & 1)) action = 2;
+    if (!((mask >> action) & 1)) action = std::countr_zero(mask);
+    game.ApplyAction(static_cast<game::Action>(action));
+  }
+  return game.Return();
+}
+
+TEST(SelfPlayTest, VariationsEndWhereTheyRejoinTheBestGame) {
+  MuZeroConfig config = TinyConfig(4);
+  config.mutable_search()->set_best_start_fraction(1);
+  config.mutable_search()->set_best_start_window(2);
+  config.mutable_search()->set_best_start_rejoin_moves(8);
+  config.mutable_search()->set_mode(SearchConfig::POLICY_ONLY);
+  auto program = SmallProgram();
+  const Solution start = FastFirstSolution(program);
+  // Whole games so far, newest last: a variation follows one of them.
+  std::vector<std::vector<int>> sources(
+      1, std::vector<int>(program->num_buffers(), -1));
+  for (const BufferDecision& d : start.decisions()) {
+    sources[0][d.buffer_id()] = d.action();
+  }
+  double best = start.return_us();
+  int rejoined = 0, exact = 0, complete = 0;
+  SelfPlay::Options options{
+      .config = config,
+      .seed = 11,
+      .game_options = {},
+      .sink = [&](const game::MMapGame& game, agent::Trajectory trajectory) {
+        if (!trajectory.rejoined) {
+          ++complete;
+          EXPECT_TRUE(game.IsTerminal());
+          EXPECT_NEAR(trajectory.episode_return, game.Return(), 1e-6);
+          sources.push_back(
+              ActionsOf(game.trajectory(), program->num_buffers()));
+          best = std::max(best, game.Return());
+          return;
+        }
+        ++rejoined;
+        // Cut short: not the end, and no better than the best game there
+        // was (only a variation that looks better is played out).
+        EXPECT_FALSE(game.IsTerminal());
+        EXPECT_LE(trajectory.episode_return, best + 1e-9);
+        EXPECT_NEAR(trajectory.normalised_return,
+                    trajectory.episode_return / program->max_return_us(),
+                    1e-9);
+        // Its return is what following its best game to the end gives.
+        for (const std::vector<int>& source : sources) {
+          if (std::abs(FollowToTheEnd(game, source) -
+                       trajectory.episode_return) <= 1e-6) {
+            ++exact;
+            break;
+          }
+        }
+      }};
+  auto actor = SelfPlay::Create(program, TinyNetwork(config), options);
+  ASSERT_TRUE(actor.ok()) << actor.status();
+  (*actor)->PlayGames(60);
+  EXPECT_GT(rejoined, 10) << "complete games: " << complete;
+  EXPECT_EQ((*actor)->counters().rejoined, rejoined);
+  // The estimate is the true completion: the followed moves repeat the best
+  // game's once the variation has rejoined it.
+  EXPECT_GE(exact, rejoined * 9 / 10) << exact << " of " << rejoined;
+  // Without rejoining, every game is played to its end.
+  config.mutable_search()->set_best_start_rejoin_moves(0);
+  SelfPlayCounters counters;
+  for (const Played& p : Play(program, config, 11, 20, &counters, start)) {
+    EXPECT_TRUE(p.complete);
+  }
+  EXPECT_EQ(counters.rejoined, 0);
+}
+
+TEST(SelfPlayTest, LongGamesReachTheSinkInSegmentsThatContinue) {
+  MuZeroConfig config = TinyConfig(1);
+  config.mutable_search()->set_mode(SearchConfig::POLICY_ONLY);
+  auto program = SmallProgram();
+  const auto play = [&](int32_t segment_steps) {
+    std::vector<agent::Trajectory> pieces;
+    SelfPlay::Options options{
+        .config = config,
+        .seed = 3,
+        .game_options = {},
+        .sink = [&pieces](const game::MMapGame&, agent::Trajectory t) {
+          pieces.push_back(std::move(t));
+        },
+        .start = std::nullopt,
+        .max_segment_steps = segment_steps};
+    auto actor = SelfPlay::Create(program, TinyNetwork(config), options);
+    EXPECT_TRUE(actor.ok()) << actor.status();
+    (*actor)->PlayGames(2);
+    return pieces;
+  };
+  const std::vector<agent::Trajectory> whole = play(0);
+  const std::vector<agent::Trajectory> pieces = play(16);
+  const int context =
+      config.training().unroll_steps() + config.training().td_steps();
+  ASSERT_EQ(whole.size(), 2u);
+  ASSERT_GT(whole[0].steps.size(), 16u + context);
+  // The positions of each game's pieces, in order, are the whole game's
+  // steps: the same game (seeds do not depend on the segmenting), cut
+  // every 16 positions, each cut carrying the next K + n steps as context.
+  size_t p = 0;
+  for (const agent::Trajectory& game : whole) {
+    std::vector<agent::TrajectoryStep> joined;
+    for (;; ++p) {
+      ASSERT_LT(p, pieces.size());
+      const agent::Trajectory& piece = pieces[p];
+      if (!piece.continues) {
+        EXPECT_EQ(piece.context_steps, 0);
+        joined.insert(joined.end(), piece.steps.begin(), piece.steps.end());
+        break;
+      }
+      EXPECT_EQ(piece.context_steps, context);
+      ASSERT_EQ(piece.steps.size(), 16u + context);
+      EXPECT_EQ(agent::SampleableSteps(piece), 16);
+      joined.insert(joined.end(), piece.steps.begin(),
+                    piece.steps.begin() + 16);
+      // The context is the game's next steps, and so the targets of every
+      // position are the whole game's.
+      for (int k = 0; k < context; ++k) {
+        EXPECT_EQ(piece.steps[16 + k].buffer,
+                  game.steps[joined.size() + k].buffer);
+        EXPECT_EQ(piece.steps[16 + k].reward,
+                  game.steps[joined.size() + k].reward);
+      }
+      const agent::TargetOptions options{
+          .unroll_steps = config.training().unroll_steps(),
+          .td_steps = config.training().td_steps(),
+          .discount = config.search().discount()};
+      for (int i = 0; i < 16; ++i) {
+        const int whole_index = static_cast<int>(joined.size()) - 16 + i;
+        EXPECT_EQ(agent::MakeTargets(piece, i, options).value,
+                  agent::MakeTargets(game, whole_index, options).value);
+      }
+    }
+    EXPECT_EQ(pieces[p].episode_return, game.episode_return);
+    ++p;
+    ASSERT_EQ(joined.size(), game.steps.size());
+    for (size_t i = 0; i < joined.size(); ++i) {
+      EXPECT_EQ(joined[i].buffer, game.steps[i].buffer);
+      EXPECT_EQ(joined[i].action, game.steps[i].action);
+      EXPECT_EQ(joined[i].reward, game.steps[i].reward);
+    }
+  }
 }
 
 // docs/game-engine.md, the game of mmap_game_rules_test.cc's DropBackupTest:
