@@ -65,7 +65,10 @@ absl::StatusOr<std::shared_ptr<ActorJob>> ActorJob::Start(
       // Long games (the paper preset's 16,500-buffer programs: 17 KB a
       // step) reach replay in pieces well under its message limit.
       .max_segment_steps = model::SelfPlay::SegmentStepsFor(
-          config, kSegmentBytes, kSegmentPositions)};
+          config, kSegmentBytes, kSegmentPositions),
+      .solution_sink = [raw = job.get()](const game::MMapGame& game) {
+        raw->OfferSolution(game);
+      }};
   absl::StatusOr<std::unique_ptr<model::SelfPlay>> self_play =
       model::SelfPlay::Create(*program, std::move(networks->network),
                               std::move(play));
@@ -182,22 +185,21 @@ void ActorJob::Publish() {
 
 void ActorJob::OnGame(const game::MMapGame& game,
                       agent::Trajectory trajectory) {
-  const int64_t version = self_play_->parameter_version();
-  if (trajectory.continues) {  // a piece of a game still being played
-    v1::Trajectory proto;
-    agent::TrajectoryToProto(trajectory, &proto);
-    outbox_.Add(std::move(proto));
-    return;
-  }
-  if (options_.metrics != nullptr) {
+  // A piece of a game still being played only goes to replay.
+  if (options_.metrics != nullptr && !trajectory.continues) {
     options_.metrics->AddGame(
         job_id_, game.infeasible() ? 0.0 : trajectory.normalised_return);
   }
-  const bool solution_found = !game.infeasible() && !trajectory.rejoined;
+  const bool solution_found =
+      !trajectory.continues && !game.infeasible() && !trajectory.rejoined;
   v1::Trajectory proto;
   agent::TrajectoryToProto(trajectory, &proto);
   outbox_.Add(std::move(proto));
-  if (!solution_found) return;
+  if (solution_found) OfferSolution(game);
+}
+
+void ActorJob::OfferSolution(const game::MMapGame& game) {
+  const int64_t version = self_play_->parameter_version();
   Solution solution = game.ToSolution();
   solution.mutable_solver()->set_name("muzero");
   (*solution.mutable_solver()->mutable_settings())["parameter_version"] =

@@ -74,6 +74,9 @@ class ActorJob final : public SupervisedJob {
   void Play(std::stop_token stop);
   // The SelfPlay sink: one finished game.
   void OnGame(const game::MMapGame& game, agent::Trajectory trajectory);
+  // Reports a complete game's solution to the coordinator (through the
+  // outbox, when it beats what this job offered before).
+  void OfferSolution(const game::MMapGame& game);
   void Publish() ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::string job_id_;

@@ -81,6 +81,15 @@ class SelfPlayResults {
     if (recent_.size() > kRecentGames) recent_.pop_front();
     return {.counted = true, .new_best = new_best};
   }
+  // A complete game that is no self-play game of its own (a rebased
+  // variation): kept when it is the best; true then.
+  bool OfferSolution(const game::MMapGame& game) ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    if (game.infeasible() || !best_.Improves(game.Return())) return false;
+    best_.Offer(game);
+    ++best_version_;
+    return true;
+  }
   void SetCounters(int actor, const SelfPlayCounters& counters)
       ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
@@ -131,6 +140,8 @@ class SelfPlayResults {
       total.followed_moves += c.followed_moves;
       total.rejoined += c.rejoined;
       total.played_out += c.played_out;
+      total.rebased += c.rebased;
+      total.rebase_wins += c.rebase_wins;
     }
     total.games = games_;
     return total;
@@ -530,7 +541,15 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
           // Games start from the heuristic's plan (or a resumed best)
           // until the agent's own games beat it.
           .start = best.has_solution() ? std::optional<Solution>(best.solution())
-                                       : std::nullopt};
+                                       : std::nullopt,
+          .max_segment_steps = 0,
+          .solution_sink = [&results, &demonstrate_solution,
+                            learning = learner != nullptr,
+                            demonstrate](const game::MMapGame& game) {
+            if (results.OfferSolution(game) && learning && demonstrate) {
+              demonstrate_solution(game.ToSolution());
+            }
+          }};
       ASSIGN_OR_RETURN(std::unique_ptr<SelfPlay> actor,
                        SelfPlay::Create(program, copy, std::move(options)));
       actor->set_parameter_version(version);
@@ -574,7 +593,8 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
         std::cerr << absl::StrFormat(
             "  muzero %5.0f s: %lld games, %.0f moves/s, %.0f simulations/s, "
             "%lld drop-backups, %lld best starts, %.0f%% of moves followed, "
-            "%lld rejoined; learner %s; best %.4f, recent %s\n",
+            "%lld rejoined, %lld rebased (%lld better); learner %s; best "
+            "%.4f, recent %s\n",
             elapsed(), static_cast<long long>(c.games),
             (c.moves - logged.moves) / seconds,
             (c.simulations - logged.simulations) / seconds,
@@ -582,7 +602,9 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
             static_cast<long long>(c.best_starts),
             100.0 * static_cast<double>(c.followed_moves) /
                 static_cast<double>(std::max<int64_t>(1, c.moves)),
-            static_cast<long long>(c.rejoined), learner_now(),
+            static_cast<long long>(c.rejoined),
+            static_cast<long long>(c.rebased),
+            static_cast<long long>(c.rebase_wins), learner_now(),
             std::max(best.normalised_return(),
                      results.best().normalised_return()),
             recent < 0 ? std::string("-") : Percent(recent));

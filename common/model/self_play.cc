@@ -137,7 +137,8 @@ SelfPlay::SelfPlay(std::shared_ptr<const game::Program> program,
                 features::Observe(game, features, out);
               }),
       reward_scale_(agent::TargetScale(options_.config.training(), *program_)),
-      fresh_(program_, options_.game_options) {
+      fresh_(program_, options_.game_options),
+      rebased_(fresh_) {
   search_.set_reward_scale(reward_scale_);
   if (options_.start.has_value()) OfferStart(*options_.start);
   live_.resize(options_.config.search().batch_games());
@@ -294,6 +295,43 @@ bool SelfPlay::MaybeRejoin(Live* live) {
   return true;
 }
 
+void SelfPlay::RebaseOntoStart(const Live& live) {
+  const game::MMapGame& game = *live.game;
+  if (live.follow == nullptr || start_ == nullptr || live.follow == start_ ||
+      game.Return() <= live.follow->return_us ||
+      game.Return() >= start_->return_us) {
+    return;
+  }
+  const StartSolution& from = *live.follow;
+  const StartSolution& onto = *start_;
+  rebased_actions_ = onto.action_of;
+  // The variation's decisions that differ from the game it followed (a
+  // buffer decided again after a Drop-backup: the last decision).
+  int32_t first = onto.depth;
+  const std::vector<game::Transition>& path = game.trajectory();
+  for (size_t i = 0; i < path.size(); ++i) {
+    const int action = static_cast<int>(path[i].action);
+    if (action == from.action_of[path[i].buffer]) continue;
+    rebased_actions_[path[i].buffer] = static_cast<int8_t>(action);
+    first = std::min(first, static_cast<int32_t>(i));
+  }
+  if (game.drop_backups() > 0) first = 0;  // depths do not line up
+  // Up to `first` the newer best's own moves: start from its snapshot.
+  rebased_ = onto.snapshots[std::min(onto.snapshots.size() - 1,
+                                     static_cast<size_t>(first / onto.every))];
+  while (!rebased_.IsTerminal()) {
+    rebased_.ApplyAction(FollowedAction(
+        rebased_.LegalActionMask(),
+        static_cast<game::Action>(rebased_actions_[rebased_.CurrentBuffer()])));
+  }
+  ++counters_.rebased;
+  if (rebased_.infeasible() || rebased_.Return() <= onto.return_us) return;
+  ++counters_.rebase_wins;
+  best_ = rebased_.ToSolution();
+  OfferStart(*best_);
+  if (options_.solution_sink) options_.solution_sink(rebased_);
+}
+
 void SelfPlay::FinishGame(Live* live) {
   const game::MMapGame& game = *live->game;
   agent::Trajectory& trajectory = live->trajectory;
@@ -315,6 +353,7 @@ void SelfPlay::FinishGame(Live* live) {
     best_ = game.ToSolution();
     OfferStart(*best_);
   }
+  if (!game.infeasible()) RebaseOntoStart(*live);
   if (options_.sink) options_.sink(game, std::move(trajectory));
   StartGame(live);
 }

@@ -32,6 +32,10 @@
 // except that each is the agent's decision after all with probability
 // search.best_start_deviation_rate: a few more decisions spread over the
 // rest of the game.
+// A variation that beats the game it followed after a newer best (another
+// of this actor's games, or one offered to it) has replaced that game is
+// replayed on the newer best with only its own changes (RebaseOntoStart):
+// improvements found at once in different places of the program add up.
 // Rewards are recorded (and searched) in target units, the engine's times
 // agent::TargetScale: a trajectory's rewards sum to its episode_return
 // (microseconds) times that scale. A finished game's Trajectory goes to the
@@ -118,6 +122,11 @@ struct SelfPlayCounters {
   int64_t rejoined = 0;
   int64_t played_out = 0;
   int64_t segments = 0;  // pieces of games sent while they went on
+  // Variations that beat the game they followed after a newer best had
+  // replaced it, replayed on that best (their changes only), and those
+  // that beat it there.
+  int64_t rebased = 0;
+  int64_t rebase_wins = 0;
 };
 
 class SelfPlay {
@@ -126,6 +135,10 @@ class SelfPlay {
   // solution it found unless infeasible()) and its trajectory.
   using TrajectorySink =
       std::function<void(const game::MMapGame& game, agent::Trajectory)>;
+  // Called with a complete game that is no self-play game of its own and
+  // beats every game this actor knew: a variation rebased onto a newer
+  // best (below).
+  using SolutionSink = std::function<void(const game::MMapGame& game)>;
 
   struct Options {
     MuZeroConfig config;
@@ -143,6 +156,8 @@ class SelfPlay {
     // next segment's first ones), so that every position's targets are
     // the whole game's. 0: whole games only.
     int32_t max_segment_steps = 0;
+    // Receives rebased variations that became the best; may be empty.
+    SolutionSink solution_sink;
   };
 
   // Segment positions such that a segment with its context takes about
@@ -248,6 +263,12 @@ class SelfPlay {
   // The variation after the prefix: its return so far, window, follow.
   void BeginVariation(Live* live, uint64_t seed);
   void FinishGame(Live* live);
+  // A complete variation that beat the game it followed while a newer best
+  // replaced that game: its changes (the buffers where it decided
+  // otherwise) are replayed on the newer best, repaired by rule, so that
+  // improvements found at once in different places add up instead of the
+  // later one being lost.
+  void RebaseOntoStart(const Live& live);
   void SearchMoves();
   void FastMoves();
   // Sends live's first max_segment_steps steps to the sink as a segment
@@ -267,6 +288,8 @@ class SelfPlay {
   search::BatchedSearch search_;
   double reward_scale_;  // agent::TargetScale
   game::MMapGame fresh_;  // a game at its start, copied into new games
+  game::MMapGame rebased_;  // RebaseOntoStart's game
+  std::vector<int8_t> rebased_actions_;
   std::vector<Live> live_;
   uint64_t games_started_ = 0;
   int64_t parameter_version_ = 0;

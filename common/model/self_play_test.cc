@@ -409,6 +409,11 @@ TEST(SelfPlayTest, VariationsEndWhereTheyRejoinTheBestGame) {
           }
         }
       }};
+  // Rebased variations that became the best are followed too.
+  options.solution_sink = [&](const game::MMapGame& game) {
+    sources.push_back(ActionsOf(game.trajectory(), program->num_buffers()));
+    best = std::max(best, game.Return());
+  };
   auto actor = SelfPlay::Create(program, TinyNetwork(config), options);
   ASSERT_TRUE(actor.ok()) << actor.status();
   (*actor)->PlayGames(60);
@@ -424,6 +429,50 @@ TEST(SelfPlayTest, VariationsEndWhereTheyRejoinTheBestGame) {
     EXPECT_TRUE(p.complete);
   }
   EXPECT_EQ(counters.rejoined, 0);
+}
+
+TEST(SelfPlayTest, VariationsThatBeatAnOlderBestAreRebasedOntoTheNewOne) {
+  MuZeroConfig config = TinyConfig(16);
+  config.mutable_search()->set_best_start_fraction(1);
+  config.mutable_search()->set_best_start_window(2);
+  config.mutable_search()->set_best_start_rejoin_moves(8);
+  config.mutable_search()->set_mode(SearchConfig::POLICY_ONLY);
+  auto program = SmallProgram();
+  // Everything slow: almost every variation improves on it, so several
+  // improve at once in the 16 games played in lock-step.
+  game::MMapGame drop_all(program);
+  while (!drop_all.IsTerminal()) drop_all.ApplyAction(game::Action::kDrop);
+  const Solution start = drop_all.ToSolution();
+  double best = start.return_us();  // of every complete game seen
+  int offered = 0;
+  SelfPlay::Options options{
+      .config = config,
+      .seed = 5,
+      .game_options = {},
+      .sink =
+          [&](const game::MMapGame& game, agent::Trajectory trajectory) {
+            if (!trajectory.rejoined) best = std::max(best, game.Return());
+          },
+      .start = start,
+      .max_segment_steps = 0,
+      .solution_sink =
+          [&](const game::MMapGame& game) {
+            // A whole, feasible game better than every game before it.
+            ++offered;
+            EXPECT_TRUE(game.IsTerminal());
+            EXPECT_FALSE(game.infeasible());
+            EXPECT_GT(game.Return(), best);
+            best = game.Return();
+          }};
+  auto actor = SelfPlay::Create(program, TinyNetwork(config), options);
+  ASSERT_TRUE(actor.ok()) << actor.status();
+  (*actor)->PlayGames(400);
+  const SelfPlayCounters& counters = (*actor)->counters();
+  EXPECT_GT(counters.rebased, 0);
+  EXPECT_EQ(counters.rebase_wins, offered);
+  // The actor's best is the best of its games and the rebased ones.
+  ASSERT_TRUE((*actor)->best_solution().has_value());
+  EXPECT_EQ((*actor)->best_solution()->return_us(), best);
 }
 
 TEST(SelfPlayTest, LongGamesReachTheSinkInSegmentsThatContinue) {
