@@ -388,6 +388,8 @@ absl::Status CheckMuZeroConfig(const MuZeroConfig& config) {
                           s.best_start_deviation_rate(), 0.0, 1.0));
   RETURN_IF_ERROR(InRange("search.best_start_rejoin_moves",
                           s.best_start_rejoin_moves(), 0, 1 << 30));
+  RETURN_IF_ERROR(InRange("search.best_start_deviation_horizon",
+                          s.best_start_deviation_horizon(), 0, 1 << 30));
 
   const TrainingConfig& t = config.training();
   RETURN_IF_ERROR(InRange("training.batch_size", t.batch_size(), 1, 65536));

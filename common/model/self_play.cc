@@ -151,6 +151,7 @@ void SelfPlay::StartGame(Live* live) {
   live->game_index = games_started_++;
   live->follow.reset();
   live->segmented_steps = 0;
+  live->follow_from = -1;
   live->rejoin_run = 0;
   live->differs_until = -1;
   live->play_out = false;
@@ -360,6 +361,11 @@ void SelfPlay::FinishGame(Live* live) {
 
 bool SelfPlay::Deviates(const Live& live) const {
   const double rate = options_.config.search().best_start_deviation_rate();
+  const int32_t horizon =
+      options_.config.search().best_start_deviation_horizon();
+  if (horizon > 0 && live.game->depth() - live.follow_from >= horizon) {
+    return false;
+  }
   return rate > 0 &&
          HashUniform(solvers::MixSeed(options_.seed, live.game_index,
                                       static_cast<uint64_t>(live.game->depth())),
@@ -373,6 +379,7 @@ void SelfPlay::PlayUnrecordedMoves(Live* live) {
       live->follow != nullptr &&
       live->segmented_steps + static_cast<int64_t>(trajectory.steps.size()) >=
           live->window;
+  if (following && live->follow_from < 0) live->follow_from = game.depth();
   while (!trajectory.steps.empty() && !game.IsTerminal()) {
     const uint8_t mask = game.LegalActionMask();
     game::Action action;

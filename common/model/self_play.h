@@ -211,6 +211,7 @@ class SelfPlay {
     std::shared_ptr<const StartSolution> follow;
     int32_t window = 0;  // agent decisions before it follows
     int64_t segmented_steps = 0;  // decisions already sent as segments
+    int32_t follow_from = -1;  // depth where it began to follow; -1: not yet
     // Rejoining `follow` (search.best_start_rejoin_moves): consecutive
     // moves equal to the best game's, the last time step where the two
     // games' allocations or copies differ, and whether the game is to be

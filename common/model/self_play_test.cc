@@ -336,6 +336,16 @@ TEST(SelfPlayTest, BestStartDeviationsHandFollowedMovesBackToTheAgent) {
   }
   // More decisions than the windows (one per game) alone.
   EXPECT_GT(steps, static_cast<int64_t>(played.size()));
+  // A horizon of 2: at most the window and 2 deviations a game, the rest
+  // followed (or forced).
+  config.mutable_search()->set_best_start_deviation_rate(1);
+  config.mutable_search()->set_best_start_deviation_horizon(2);
+  SelfPlayCounters bounded;
+  for (const Played& p :
+       Play(program, config, 5, 8, &bounded, FastFirstSolution(program))) {
+    EXPECT_LE(p.trajectory.steps.size(), 3u);
+  }
+  EXPECT_GT(bounded.followed_moves, 0);
 }
 
 // The actions of a complete game, by buffer id.
@@ -362,12 +372,20 @@ double FollowToTheEnd(game::MMapGame game, const std::vector<int>& source) {
   return game.Return();
 }
 
+// Best starts with a window of 2 prior-drawn decisions that rejoin after 8
+// moves like the best game's.
+MuZeroConfig RejoiningConfig(int batch_games) {
+  MuZeroConfig config = TinyConfig(batch_games);
+  SearchConfig* search = config.mutable_search();
+  search->set_best_start_fraction(1);
+  search->set_best_start_window(2);
+  search->set_best_start_rejoin_moves(8);
+  search->set_mode(SearchConfig::POLICY_ONLY);
+  return config;
+}
+
 TEST(SelfPlayTest, VariationsEndWhereTheyRejoinTheBestGame) {
-  MuZeroConfig config = TinyConfig(4);
-  config.mutable_search()->set_best_start_fraction(1);
-  config.mutable_search()->set_best_start_window(2);
-  config.mutable_search()->set_best_start_rejoin_moves(8);
-  config.mutable_search()->set_mode(SearchConfig::POLICY_ONLY);
+  MuZeroConfig config = RejoiningConfig(4);
   auto program = SmallProgram();
   const Solution start = FastFirstSolution(program);
   // Whole games so far, newest last: a variation follows one of them.
@@ -432,11 +450,7 @@ TEST(SelfPlayTest, VariationsEndWhereTheyRejoinTheBestGame) {
 }
 
 TEST(SelfPlayTest, VariationsThatBeatAnOlderBestAreRebasedOntoTheNewOne) {
-  MuZeroConfig config = TinyConfig(16);
-  config.mutable_search()->set_best_start_fraction(1);
-  config.mutable_search()->set_best_start_window(2);
-  config.mutable_search()->set_best_start_rejoin_moves(8);
-  config.mutable_search()->set_mode(SearchConfig::POLICY_ONLY);
+  MuZeroConfig config = RejoiningConfig(16);
   auto program = SmallProgram();
   // Everything slow: almost every variation improves on it, so several
   // improve at once in the 16 games played in lock-step.
