@@ -69,15 +69,8 @@ class SelfPlayResults {
     absl::MutexLock lock(&mu_);
     if (game_limit_ > 0 && games_ >= game_limit_) return {};
     ++games_;
-    const bool complete = !trajectory.rejoined && !game.infeasible();
-    const bool new_best = complete && best_.Improves(game.Return());
-    if (new_best) {
-      best_.Offer(game);
-      ++best_version_;
-    }
-    recent_.push_back(complete || trajectory.rejoined
-                          ? trajectory.normalised_return
-                          : 0.0);
+    const bool new_best = !trajectory.rejoined && KeepIfBest(game);
+    recent_.push_back(game.infeasible() ? 0.0 : trajectory.normalised_return);
     if (recent_.size() > kRecentGames) recent_.pop_front();
     return {.counted = true, .new_best = new_best};
   }
@@ -85,10 +78,7 @@ class SelfPlayResults {
   // variation): kept when it is the best; true then.
   bool OfferSolution(const game::MMapGame& game) ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
-    if (game.infeasible() || !best_.Improves(game.Return())) return false;
-    best_.Offer(game);
-    ++best_version_;
-    return true;
+    return KeepIfBest(game);
   }
   void SetCounters(int actor, const SelfPlayCounters& counters)
       ABSL_LOCKS_EXCLUDED(mu_) {
@@ -148,6 +138,15 @@ class SelfPlayResults {
   }
 
  private:
+  // Keeps a complete, feasible game when it beats the best; true then.
+  bool KeepIfBest(const game::MMapGame& game)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (game.infeasible() || !best_.Improves(game.Return())) return false;
+    best_.Offer(game);
+    ++best_version_;
+    return true;
+  }
+
   const int64_t game_limit_;
   mutable absl::Mutex mu_;
   int64_t games_ ABSL_GUARDED_BY(mu_) = 0;
@@ -526,10 +525,6 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
                    learning = learner != nullptr, demonstrate](
                       const game::MMapGame& game,
                       agent::Trajectory trajectory) {
-            if (trajectory.continues) {  // a piece of a game still played
-              if (learning) replay.Insert(std::move(trajectory));
-              return;
-            }
             const SelfPlayResults::Counted counted =
                 results.OnGame(game, trajectory);
             if (!counted.counted || !learning) return;
@@ -542,7 +537,7 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
           // until the agent's own games beat it.
           .start = best.has_solution() ? std::optional<Solution>(best.solution())
                                        : std::nullopt,
-          .max_segment_steps = 0,
+          .max_segment_steps = 0,  // whole games: no message limit here
           .solution_sink = [&results, &demonstrate_solution,
                             learning = learner != nullptr,
                             demonstrate](const game::MMapGame& game) {

@@ -44,6 +44,12 @@ std::vector<torch::Tensor> StateTensors(const MuZeroNetwork& network) {
   return tensors;
 }
 
+// A segment's context: the steps after its positions that their targets
+// read (K unroll steps and n-step values).
+int32_t ContextSteps(const TrainingConfig& training) {
+  return training.unroll_steps() + training.td_steps();
+}
+
 // Past a best start's window: the best game's action where it is legal;
 // else the other fast-memory action (a Copy where the data is no longer
 // resident, a NoCopy where it still is); else Drop; else the legal one.
@@ -166,10 +172,7 @@ void SelfPlay::StartGame(Live* live) {
   } else if (!best_start) {
     *live->game = fresh_;
   }
-  if (best_start) {
-    ReplayStartPrefix(live, seed);
-    BeginVariation(live, seed);
-  }
+  if (best_start) ReplayStartPrefix(live, seed);
 }
 
 void SelfPlay::ReplayStartPrefix(Live* live, uint64_t seed) {
@@ -185,10 +188,7 @@ void SelfPlay::ReplayStartPrefix(Live* live, uint64_t seed) {
     game.ApplyAction(
         static_cast<game::Action>(start_->action_of[game.CurrentBuffer()]));
   }
-}
-
-void SelfPlay::BeginVariation(Live* live, uint64_t seed) {
-  live->trajectory.episode_return = live->game->Return();
+  live->trajectory.episode_return = game.Return();
   ++counters_.best_starts;
   const int32_t window = options_.config.search().best_start_window();
   if (window > 0) {
@@ -226,7 +226,6 @@ void SelfPlay::OfferStart(const Solution& solution) {
     if (game.depth() % start->every == 0) start->snapshots.push_back(game);
     const int action = start->action_of[game.CurrentBuffer()];
     if (action < 0 || !(game.LegalActionMask() & (1u << action))) return;
-    start->buffer_at.push_back(game.CurrentBuffer());
     start->outcome_at.push_back(game.Outcome(static_cast<game::Action>(action)));
     start->return_before.push_back(game.Return());
     if (game.ApplyAction(static_cast<game::Action>(action)).backed_up) return;
@@ -237,8 +236,16 @@ void SelfPlay::OfferStart(const Solution& solution) {
   start_ = std::move(start);
 }
 
+double SelfPlay::NormalisedReturn(double return_us) const {
+  const double max_return = program_->max_return_us();
+  return max_return > 0 ? return_us / max_return : 0.0;
+}
+
 void SelfPlay::NoteFollowedMove(Live* live, game::Action action) {
-  if (live->follow == nullptr || live->play_out) return;
+  if (options_.config.search().best_start_rejoin_moves() <= 0 ||
+      live->follow == nullptr || live->play_out) {
+    return;
+  }
   const game::MMapGame& game = *live->game;
   const StartSolution& best = *live->follow;
   const int32_t depth = game.depth();
@@ -249,8 +256,8 @@ void SelfPlay::NoteFollowedMove(Live* live, game::Action action) {
   }
   const game::ActionOutcome& mine = game.Outcome(action);
   const game::ActionOutcome& theirs = best.outcome_at[depth];
+  // Without Drop-backups a depth is the same buffer in both games.
   const bool same =
-      best.buffer_at[depth] == game.CurrentBuffer() &&
       static_cast<int>(action) == best.action_of[game.CurrentBuffer()] &&
       mine.offset == theirs.offset &&
       mine.interval_start == theirs.interval_start &&
@@ -337,24 +344,20 @@ void SelfPlay::FinishGame(Live* live) {
   const game::MMapGame& game = *live->game;
   agent::Trajectory& trajectory = live->trajectory;
   ++counters_.games;
-  if (live->rejoined) {
-    const double max_return = program_->max_return_us();
-    trajectory.normalised_return =
-        max_return > 0 ? trajectory.episode_return / max_return : 0.0;
-    trajectory.drop_backups = 0;
-    if (options_.sink) options_.sink(game, std::move(trajectory));
-    StartGame(live);
-    return;
+  // A rejoined game's return is its trajectory's (the estimate); it has no
+  // solution. A game that ended infeasible (Drop-backup off) has none
+  // either.
+  trajectory.normalised_return = live->rejoined
+                                     ? NormalisedReturn(trajectory.episode_return)
+                                     : game.NormalisedReturn();
+  trajectory.drop_backups = game.drop_backups();  // 0 when rejoined
+  if (!live->rejoined && !game.infeasible()) {
+    if (!best_.has_value() || game.Return() > best_->return_us()) {
+      best_ = game.ToSolution();
+      OfferStart(*best_);
+    }
+    RebaseOntoStart(*live);
   }
-  trajectory.normalised_return = game.NormalisedReturn();
-  trajectory.drop_backups = game.drop_backups();
-  // A game that ended infeasible (Drop-backup off) has no solution.
-  if (!game.infeasible() &&
-      (!best_.has_value() || game.Return() > best_->return_us())) {
-    best_ = game.ToSolution();
-    OfferStart(*best_);
-  }
-  if (!game.infeasible()) RebaseOntoStart(*live);
   if (options_.sink) options_.sink(game, std::move(trajectory));
   StartGame(live);
 }
@@ -505,8 +508,7 @@ int32_t SelfPlay::SegmentStepsFor(const MuZeroConfig& config,
   const int64_t step_bytes =
       int64_t{features.occupancy_time_bins()} * features.occupancy_byte_bins() +
       4 * features::VectorSize(features) + 48;
-  const int64_t context =
-      config.training().unroll_steps() + config.training().td_steps();
+  const int64_t context = ContextSteps(config.training());
   return static_cast<int32_t>(std::clamp<int64_t>(
       max_bytes / std::max<int64_t>(1, step_bytes) - context, 16,
       std::max(16, max_positions)));
@@ -526,9 +528,7 @@ void SelfPlay::EmitSegment(Live* live, int32_t context) {
                        trajectory.steps.begin() + context);
   segment.parameter_version = trajectory.parameter_version;
   segment.episode_return = trajectory.episode_return;  // so far
-  const double max_return = program_->max_return_us();
-  segment.normalised_return =
-      max_return > 0 ? segment.episode_return / max_return : 0.0;
+  segment.normalised_return = NormalisedReturn(segment.episode_return);
   segment.continues = true;
   segment.context_steps = context;
   live->segmented_steps += positions;
@@ -544,8 +544,7 @@ void SelfPlay::Record(Live* live, const features::Observation& observation,
   // Every step recorded so far has its final reward now: a segment and its
   // context can go.
   const int32_t positions = options_.max_segment_steps;
-  const int32_t context = options_.config.training().unroll_steps() +
-                          options_.config.training().td_steps();
+  const int32_t context = ContextSteps(options_.config.training());
   if (positions > 0 && static_cast<int64_t>(live->trajectory.steps.size()) >=
                            int64_t{positions} + context) {
     EmitSegment(live, context);

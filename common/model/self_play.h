@@ -238,9 +238,8 @@ class SelfPlay {
     int32_t depth = 0;              // moves of the whole game
     int32_t every = 1;
     std::vector<game::MMapGame> snapshots;
-    // By depth: the move played there and what it did, and the return
-    // before it (return_before[depth] is the whole game's).
-    std::vector<int32_t> buffer_at;
+    // By depth: what the move played there did, and the return before it
+    // (return_before[depth] is the whole game's).
     std::vector<game::ActionOutcome> outcome_at;
     std::vector<double> return_before;
   };
@@ -259,11 +258,12 @@ class SelfPlay {
   bool Deviates(const Live& live) const;
   void StartGame(Live* live);
   // Replays a uniform prefix of start_'s decisions on live's new game,
-  // from the nearest snapshot; `seed` is the game's (its prefix draw).
+  // from the nearest snapshot, and sets up the variation that follows it
+  // (window, the game it follows); `seed` is the game's.
   void ReplayStartPrefix(Live* live, uint64_t seed);
-  // The variation after the prefix: its return so far, window, follow.
-  void BeginVariation(Live* live, uint64_t seed);
   void FinishGame(Live* live);
+  // `return_us` over the program's largest possible saving.
+  double NormalisedReturn(double return_us) const;
   // A complete variation that beat the game it followed while a newer best
   // replaced that game: its changes (the buffers where it decided
   // otherwise) are replayed on the newer best, repaired by rule, so that
