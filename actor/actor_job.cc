@@ -199,6 +199,8 @@ void ActorJob::OnGame(const game::MMapGame& game,
 }
 
 void ActorJob::OfferSolution(const game::MMapGame& game) {
+  if (game.Return() <= offered_return_us_) return;
+  offered_return_us_ = game.Return();
   const int64_t version = self_play_->parameter_version();
   Solution solution = game.ToSolution();
   solution.mutable_solver()->set_name("muzero");

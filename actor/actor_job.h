@@ -84,6 +84,9 @@ class ActorJob final : public SupervisedJob {
   std::unique_ptr<ParameterPoller> poller_;
   JobOutbox outbox_;
   std::unique_ptr<model::SelfPlay> self_play_;  // the play thread's
+  // The highest return offered so far (the play thread's): only a game
+  // above it is made into a Solution.
+  double offered_return_us_ = -1;
 
   mutable absl::Mutex mu_;
   ActorJobStats stats_ ABSL_GUARDED_BY(mu_);

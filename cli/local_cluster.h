@@ -48,6 +48,11 @@ struct LocalClusterOptions {
   int reanalysers = 1;
   int learner_jobs = 1;  // jobs the learner trains at once (its --capacity)
   uint64_t first_seed = 1;  // worker I of a role gets --seed first_seed+I
+  // Niceness of the learner, replay and reanalyse workers (0: as mmapctl).
+  // On a machine with few cores the actors, whose games are the job's
+  // solutions, then get a core of their own and the services that train
+  // share the rest, as the in-process solver's threads do.
+  int trainer_nice = 10;
   std::set<std::string> only;  // roles to start; empty: every role
   absl::Duration start_timeout = absl::Seconds(60);  // per service
   absl::Duration stop_timeout = absl::Seconds(10);   // before SIGKILL

@@ -91,6 +91,12 @@ class MMapGame {
   double Latency() const;
   int32_t drop_backups() const { return drop_backups_; }
   const std::vector<Transition>& trajectory() const { return trajectory_; }
+  // What the move that brought the game to depth + 1 did (its offset,
+  // intervals, copy and reward), 0 <= depth < depth(): with trajectory(),
+  // what a replay of the game's actions would see, without replaying it.
+  const ActionOutcome& PlayedOutcome(int32_t depth) const {
+    return path_[depth].outcome;
+  }
 
   // The decisions of the current state as a Solution (the final decisions
   // after any Drop-backup), with return, normalised return and latency.

@@ -47,6 +47,30 @@ constexpr absl::Duration kLogInterval = absl::Seconds(5);
 constexpr int kRecentGames = 10;
 // Demonstrations kept (the newest): the heuristic's plan and the bests.
 constexpr int64_t kDemonstrations = 8;
+// New bests come many times a second early in a run, and a demonstration
+// replays and observes the whole program: self-play's bests become one at
+// most this often (the first best after the interval).
+constexpr absl::Duration kDemonstrationInterval = absl::Seconds(1);
+
+// Says yes at most once per interval (the first call after it); shared by
+// the actor threads.
+class DemonstrationPacer {
+ public:
+  explicit DemonstrationPacer(absl::Duration interval)
+      : interval_(interval) {}
+  bool Due() ABSL_LOCKS_EXCLUDED(mu_) {
+    const absl::Time now = absl::Now();
+    absl::MutexLock lock(&mu_);
+    if (now - last_ < interval_) return false;
+    last_ = now;
+    return true;
+  }
+
+ private:
+  const absl::Duration interval_;
+  absl::Mutex mu_;
+  absl::Time last_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+};
 
 // What the actor threads found, read by the Solve thread. Games beyond
 // `game_limit` (0: none) are not counted, offered or kept.
@@ -457,6 +481,12 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
     if (demonstrate && best.has_solution()) {
       demonstrate_solution(best.solution());
     }
+    DemonstrationPacer pacer(kDemonstrationInterval);
+    // From the actors: a new best game becomes a demonstration when due.
+    auto demonstrate_game = [&demonstrate_solution, &pacer](
+                                const game::MMapGame& game) {
+      if (pacer.Due()) demonstrate_solution(game.ToSolution());
+    };
     std::unique_ptr<Reanalyser> reanalyser;
     std::unique_ptr<Learner> learner;
     learner_state = "off (learn=0)";
@@ -521,7 +551,7 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
           .config = config_,
           .seed = seed,
           .game_options = {},
-          .sink = [&results, &replay, &demonstrate_solution,
+          .sink = [&results, &replay, &demonstrate_game,
                    learning = learner != nullptr, demonstrate](
                       const game::MMapGame& game,
                       agent::Trajectory trajectory) {
@@ -529,20 +559,18 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
                 results.OnGame(game, trajectory);
             if (!counted.counted || !learning) return;
             replay.Insert(std::move(trajectory));
-            if (counted.new_best && demonstrate) {
-              demonstrate_solution(game.ToSolution());
-            }
+            if (counted.new_best && demonstrate) demonstrate_game(game);
           },
           // Games start from the heuristic's plan (or a resumed best)
           // until the agent's own games beat it.
           .start = best.has_solution() ? std::optional<Solution>(best.solution())
                                        : std::nullopt,
           .max_segment_steps = 0,  // whole games: no message limit here
-          .solution_sink = [&results, &demonstrate_solution,
+          .solution_sink = [&results, &demonstrate_game,
                             learning = learner != nullptr,
                             demonstrate](const game::MMapGame& game) {
             if (results.OfferSolution(game) && learning && demonstrate) {
-              demonstrate_solution(game.ToSolution());
+              demonstrate_game(game);
             }
           }};
       ASSIGN_OR_RETURN(std::unique_ptr<SelfPlay> actor,

@@ -183,7 +183,7 @@ void SelfPlay::ReplayStartPrefix(Live* live, uint64_t seed) {
   const size_t k = std::min(start_->snapshots.size() - 1,
                             static_cast<size_t>(prefix / start_->every));
   game::MMapGame& game = *live->game;
-  game = start_->snapshots[k];
+  game = Snapshot(*start_, k);
   while (!game.IsTerminal() && game.depth() < prefix) {
     game.ApplyAction(
         static_cast<game::Action>(start_->action_of[game.CurrentBuffer()]));
@@ -205,35 +205,92 @@ void SelfPlay::ReplayStartPrefix(Live* live, uint64_t seed) {
 void SelfPlay::OfferStart(const Solution& solution) {
   if (start_ != nullptr && solution.return_us() <= start_->return_us) return;
   const int32_t buffers = program_->num_buffers();
-  auto start = std::make_shared<StartSolution>();
-  start->return_us = solution.return_us();
-  start->action_of.assign(buffers, -1);
+  std::vector<int8_t> action_of(buffers, -1);
   for (const BufferDecision& decision : solution.decisions()) {
     if (decision.buffer_id() < 0 || decision.buffer_id() >= buffers ||
         decision.action() < 0 || decision.action() >= game::kNumActions) {
       return;
     }
-    start->action_of[decision.buffer_id()] =
-        static_cast<int8_t>(decision.action());
+    action_of[decision.buffer_id()] = static_cast<int8_t>(decision.action());
   }
-  // Replays it once, keeping a snapshot every `every` moves, so that a
-  // start needs a copy and fewer than `every` moves. A solution that
-  // leaves a buffer undecided or does not replay as a whole game without
-  // a Drop-backup is not adopted.
-  start->every = std::max(kMinSnapshotSpacing, buffers / kSnapshots + 1);
+  // A solution that leaves a buffer undecided or does not replay as a
+  // whole game without a Drop-backup is not adopted.
   game::MMapGame game = fresh_;
   while (!game.IsTerminal()) {
-    if (game.depth() % start->every == 0) start->snapshots.push_back(game);
-    const int action = start->action_of[game.CurrentBuffer()];
+    const int action = action_of[game.CurrentBuffer()];
     if (action < 0 || !(game.LegalActionMask() & (1u << action))) return;
-    start->outcome_at.push_back(game.Outcome(static_cast<game::Action>(action)));
-    start->return_before.push_back(game.Return());
     if (game.ApplyAction(static_cast<game::Action>(action)).backed_up) return;
   }
-  if (start->snapshots.empty()) return;
-  start->return_before.push_back(game.Return());
-  start->depth = game.depth();
+  AdoptStart(game);
+}
+
+void SelfPlay::AdoptStart(const game::MMapGame& best) {
+  if (!best.IsTerminal() || best.infeasible() ||
+      (start_ != nullptr && best.Return() <= start_->return_us)) {
+    return;
+  }
+  if (best.drop_backups() > 0) {
+    // Its moves are not its decisions: replay the final ones (once).
+    OfferStart(best.ToSolution());
+    return;
+  }
+  const std::vector<game::Transition>& moves = best.trajectory();
+  const auto depth = static_cast<int32_t>(moves.size());
+  if (depth == 0) return;
+  auto start = std::make_shared<StartSolution>();
+  start->return_us = best.Return();
+  start->depth = depth;
+  start->action_of.assign(program_->num_buffers(), -1);
+  start->outcome_at.reserve(depth);
+  start->return_before.reserve(depth + 1);
+  // The depth where it parts from the current start: snapshots up to it
+  // are the current start's.
+  int32_t parts_at = start_ == nullptr ? 0 : depth;
+  double sum = 0;
+  for (int32_t d = 0; d < depth; ++d) {
+    const game::Transition& move = moves[d];
+    start->action_of[move.buffer] = static_cast<int8_t>(move.action);
+    start->outcome_at.push_back(best.PlayedOutcome(d));
+    start->return_before.push_back(sum);
+    sum += move.reward;
+    if (parts_at == depth && start_->action_of[move.buffer] !=
+                                 static_cast<int8_t>(move.action)) {
+      parts_at = d;
+    }
+  }
+  start->return_before.push_back(sum);
+  start->every = std::max(kMinSnapshotSpacing,
+                          program_->num_buffers() / kSnapshots + 1);
+  start->snapshots.resize((depth - 1) / start->every + 1);
+  if (start_ != nullptr && start_->every == start->every) {
+    for (size_t k = 0; k < start->snapshots.size() &&
+                       k < start_->snapshots.size() &&
+                       static_cast<int64_t>(k) * start->every <= parts_at;
+         ++k) {
+      start->snapshots[k] = start_->snapshots[k];
+    }
+  }
+  if (start->snapshots[0] == nullptr) {
+    start->snapshots[0] = std::make_shared<const game::MMapGame>(fresh_);
+  }
   start_ = std::move(start);
+}
+
+const game::MMapGame& SelfPlay::Snapshot(const StartSolution& start,
+                                         size_t k) {
+  if (start.snapshots[k] != nullptr) return *start.snapshots[k];
+  size_t from = k;
+  while (start.snapshots[from] == nullptr) --from;  // [0] is always there
+  game::MMapGame game = *start.snapshots[from];
+  for (size_t next = from + 1; next <= k; ++next) {
+    const int64_t until = static_cast<int64_t>(next) * start.every;
+    while (game.depth() < until) {
+      game.ApplyAction(
+          static_cast<game::Action>(start.action_of[game.CurrentBuffer()]));
+    }
+    start.snapshots[next] = std::make_shared<const game::MMapGame>(game);
+  }
+  return *start.snapshots[k];
 }
 
 double SelfPlay::NormalisedReturn(double return_us) const {
@@ -325,8 +382,8 @@ void SelfPlay::RebaseOntoStart(const Live& live) {
   }
   if (game.drop_backups() > 0) first = 0;  // depths do not line up
   // Up to `first` the newer best's own moves: start from its snapshot.
-  rebased_ = onto.snapshots[std::min(onto.snapshots.size() - 1,
-                                     static_cast<size_t>(first / onto.every))];
+  rebased_ = Snapshot(onto, std::min(onto.snapshots.size() - 1,
+                                     static_cast<size_t>(first / onto.every)));
   while (!rebased_.IsTerminal()) {
     rebased_.ApplyAction(FollowedAction(
         rebased_.LegalActionMask(),
@@ -336,7 +393,7 @@ void SelfPlay::RebaseOntoStart(const Live& live) {
   if (rebased_.infeasible() || rebased_.Return() <= onto.return_us) return;
   ++counters_.rebase_wins;
   best_ = rebased_.ToSolution();
-  OfferStart(*best_);
+  AdoptStart(rebased_);
   if (options_.solution_sink) options_.solution_sink(rebased_);
 }
 
@@ -354,7 +411,7 @@ void SelfPlay::FinishGame(Live* live) {
   if (!live->rejoined && !game.infeasible()) {
     if (!best_.has_value() || game.Return() > best_->return_us()) {
       best_ = game.ToSolution();
-      OfferStart(*best_);
+      AdoptStart(game);
     }
     RebaseOntoStart(*live);
   }

@@ -231,18 +231,29 @@ class SelfPlay {
     uint64_t seed;
   };
   // A solution games may start from: every buffer's action, and its game
-  // at every `every`-th depth (snapshots[k] at depth k * every).
+  // at every `every`-th depth (snapshots[k] at depth k * every). A
+  // snapshot is made when a game first starts past it (Snapshot), and a
+  // new best shares the snapshots of the start it varied up to where the
+  // two games part: a best costs a copy of its moves' outcomes, not a
+  // replay of the whole program, however often bests come.
   struct StartSolution {
     double return_us = 0;
     std::vector<int8_t> action_of;  // by buffer id
     int32_t depth = 0;              // moves of the whole game
     int32_t every = 1;
-    std::vector<game::MMapGame> snapshots;
+    // Null until first needed; snapshots[0] is the pristine game.
+    mutable std::vector<std::shared_ptr<const game::MMapGame>> snapshots;
     // By depth: what the move played there did, and the return before it
     // (return_before[depth] is the whole game's).
     std::vector<game::ActionOutcome> outcome_at;
     std::vector<double> return_before;
   };
+  // Adopts the complete, feasible game `best` (no Drop-backup) as the
+  // start when it beats the current one, from its own record of moves.
+  void AdoptStart(const game::MMapGame& best);
+  // start's snapshot k (0 <= k < snapshots.size()), made from the nearest
+  // earlier one by replaying start's actions when it is first needed.
+  const game::MMapGame& Snapshot(const StartSolution& start, size_t k);
   // Before `action` is applied to a game that follows a best game: whether
   // the move repeats the best game's move at that depth.
   void NoteFollowedMove(Live* live, game::Action action);

@@ -236,6 +236,13 @@ Solution FastFirstSolution(std::shared_ptr<const game::Program> program) {
   return game.ToSolution();
 }
 
+// Everything slow: almost every variation of it improves on it.
+Solution DropAllSolution(std::shared_ptr<const game::Program> program) {
+  game::MMapGame drop_all(std::move(program));
+  while (!drop_all.IsTerminal()) drop_all.ApplyAction(game::Action::kDrop);
+  return drop_all.ToSolution();
+}
+
 TEST(SelfPlayTest, BestStartsReplayAPrefixOfTheStartSolution) {
   MuZeroConfig config = TinyConfig(2);
   config.mutable_search()->set_best_start_fraction(1);
@@ -348,6 +355,41 @@ TEST(SelfPlayTest, BestStartDeviationsHandFollowedMovesBackToTheAgent) {
   EXPECT_GT(bounded.followed_moves, 0);
 }
 
+// A new best shares its predecessor's snapshots up to where the two games
+// part, and the rest are made when first needed: every game started from
+// one must be the game its own moves make from the start.
+TEST(SelfPlayTest, GamesStartedFromSharedSnapshotsAreTheGamesTheirMovesMake) {
+  MuZeroConfig config = TinyCpuConfig(8);
+  config.mutable_search()->set_best_start_fraction(1);
+  config.mutable_search()->set_best_start_window(4);
+  config.mutable_search()->set_best_start_deviation_rate(0.02);
+  auto program = SmallProgram();
+  SelfPlayCounters counters;
+  const Solution start = DropAllSolution(program);
+  const std::vector<Played> played =
+      Play(program, config, 3, 96, &counters, start);
+  EXPECT_GT(counters.best_starts, 0);
+  int new_bests = 0;
+  double best = start.return_us();
+  for (const Played& p : played) {
+    ASSERT_TRUE(p.complete);
+    if (p.game_return > best) best = p.game_return, ++new_bests;
+    game::MMapGame replay(program);
+    for (const game::Transition& t : p.transitions) {
+      ASSERT_FALSE(replay.IsTerminal());
+      ASSERT_EQ(replay.CurrentBuffer(), t.buffer);
+      ASSERT_TRUE((replay.LegalActionMask() >> static_cast<int>(t.action)) & 1);
+      EXPECT_NEAR(replay.ApplyAction(t.action).transition_reward(), t.reward,
+                  1e-9 * (1 + std::abs(t.reward)));
+    }
+    EXPECT_TRUE(replay.IsTerminal());
+    EXPECT_NEAR(replay.Return(), p.game_return,
+                1e-9 * (1 + std::abs(p.game_return)));
+  }
+  // Several bests were adopted in turn, so snapshots were shared.
+  EXPECT_GE(new_bests, 2);
+}
+
 // The actions of a complete game, by buffer id.
 std::vector<int> ActionsOf(const std::vector<game::Transition>& transitions,
                            int buffers) {
@@ -452,11 +494,9 @@ TEST(SelfPlayTest, VariationsEndWhereTheyRejoinTheBestGame) {
 TEST(SelfPlayTest, VariationsThatBeatAnOlderBestAreRebasedOntoTheNewOne) {
   MuZeroConfig config = RejoiningConfig(16);
   auto program = SmallProgram();
-  // Everything slow: almost every variation improves on it, so several
-  // improve at once in the 16 games played in lock-step.
-  game::MMapGame drop_all(program);
-  while (!drop_all.IsTerminal()) drop_all.ApplyAction(game::Action::kDrop);
-  const Solution start = drop_all.ToSolution();
+  // Several variations improve at once in the 16 games played in
+  // lock-step.
+  const Solution start = DropAllSolution(program);
   double best = start.return_us();  // of every complete game seen
   int offered = 0;
   SelfPlay::Options options{
