@@ -16,10 +16,13 @@
 #include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
@@ -28,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "cli/local_cluster.h"
@@ -327,6 +331,29 @@ class RealBinariesBadInputTest : public ::testing::Test {
   std::string actor_;
   ClusterState before_;
 };
+
+// Not bad input, but this fixture's cluster: on one machine the services
+// that train (here replay) run nicer than the coordinator, every thread
+// and the session's scheduling group (cli::LocalClusterOptions).
+TEST_F(RealBinariesBadInputTest, ReplayRunsNicerThanTheCoordinator) {
+  int checked = 0;
+  for (const cli::LocalService& service :
+       cli::LocalStatus(options_.data_dir, absl::Seconds(5))) {
+    ASSERT_TRUE(service.alive) << service.name;
+    const int want = service.name == "replay" ? options_.trainer_nice : 0;
+    errno = 0;
+    EXPECT_EQ(getpriority(PRIO_PROCESS, static_cast<id_t>(service.pid)), want)
+        << service.name;
+    std::ifstream autogroup(absl::StrCat("/proc/", service.pid, "/autogroup"));
+    std::string group;
+    if (std::getline(autogroup, group)) {  // "/autogroup-42 nice 10"
+      EXPECT_TRUE(absl::EndsWith(group, absl::StrCat(" nice ", want)))
+          << service.name << ": " << group;
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2);
+}
 
 TEST_F(RealBinariesBadInputTest, MalformedSubmissionIsInvalidArgument) {
   // A spoilt submission and words its message must hold (field, value).

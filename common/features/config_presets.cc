@@ -208,6 +208,7 @@ MuZeroConfig CpuPreset() {
   s->set_best_start_window(4);
   s->set_best_start_deviation_rate(0.006);
   s->set_best_start_rejoin_moves(8);
+  s->set_best_start_stall_variations(2048);
   s->set_temperature_decay_steps(5000);
   s->set_batch_games(128);
   TrainingConfig* t = c.mutable_training();
@@ -390,6 +391,8 @@ absl::Status CheckMuZeroConfig(const MuZeroConfig& config) {
                           s.best_start_rejoin_moves(), 0, 1 << 30));
   RETURN_IF_ERROR(InRange("search.best_start_deviation_horizon",
                           s.best_start_deviation_horizon(), 0, 1 << 30));
+  RETURN_IF_ERROR(InRange("search.best_start_stall_variations",
+                          s.best_start_stall_variations(), 0, 1 << 30));
 
   const TrainingConfig& t = config.training();
   RETURN_IF_ERROR(InRange("training.batch_size", t.batch_size(), 1, 65536));

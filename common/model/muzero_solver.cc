@@ -153,9 +153,11 @@ class SelfPlayResults {
       total.best_starts += c.best_starts;
       total.followed_moves += c.followed_moves;
       total.rejoined += c.rejoined;
+      total.unchanged += c.unchanged;
       total.played_out += c.played_out;
       total.rebased += c.rebased;
       total.rebase_wins += c.rebase_wins;
+      total.window = std::max(total.window, c.window);
     }
     total.games = games_;
     return total;
@@ -616,8 +618,9 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
         std::cerr << absl::StrFormat(
             "  muzero %5.0f s: %lld games, %.0f moves/s, %.0f simulations/s, "
             "%lld drop-backups, %lld best starts, %.0f%% of moves followed, "
-            "%lld rejoined, %lld rebased (%lld better); learner %s; best "
-            "%.4f, recent %s\n",
+            "%lld rejoined (%lld unchanged), %lld rebased (%lld better), "
+            "window %lld; "
+            "learner %s; best %.4f, recent %s\n",
             elapsed(), static_cast<long long>(c.games),
             (c.moves - logged.moves) / seconds,
             (c.simulations - logged.simulations) / seconds,
@@ -626,8 +629,10 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
             100.0 * static_cast<double>(c.followed_moves) /
                 static_cast<double>(std::max<int64_t>(1, c.moves)),
             static_cast<long long>(c.rejoined),
+            static_cast<long long>(c.unchanged),
             static_cast<long long>(c.rebased),
-            static_cast<long long>(c.rebase_wins), learner_now(),
+            static_cast<long long>(c.rebase_wins),
+            static_cast<long long>(c.window), learner_now(),
             std::max(best.normalised_return(),
                      results.best().normalised_return()),
             recent < 0 ? std::string("-") : Percent(recent));

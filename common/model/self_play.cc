@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -21,6 +22,8 @@ constexpr uint64_t kFastMoveSalt = 0xfa57;
 // many moves apart.
 constexpr int32_t kSnapshots = 32;
 constexpr int32_t kMinSnapshotSpacing = 16;
+// search.best_start_stall_variations: the window grows to at most 2^this W.
+constexpr int64_t kMaxWindowDoublings = 8;
 // Mixed into a game's seed for the best-start draws.
 constexpr uint64_t kBestStartSalt = 0xbe57;
 constexpr uint64_t kPrefixSalt = 0x9f1c;
@@ -190,8 +193,19 @@ void SelfPlay::ReplayStartPrefix(Live* live, uint64_t seed) {
   }
   live->trajectory.episode_return = game.Return();
   ++counters_.best_starts;
-  const int32_t window = options_.config.search().best_start_window();
+  const SearchConfig& search = options_.config.search();
+  int32_t window = search.best_start_window();
+  if (window > 0 && search.best_start_stall_variations() > 0) {
+    // Variable neighbourhood: longer windows while the best stands.
+    const int64_t doublings = std::min<int64_t>(
+        kMaxWindowDoublings,
+        variations_since_best_ / search.best_start_stall_variations());
+    window = static_cast<int32_t>(std::min<int64_t>(
+        int64_t{window} << doublings, std::numeric_limits<int32_t>::max() / 2));
+  }
   if (window > 0) {
+    counters_.window = window;
+    ++variations_since_best_;
     live->follow = start_;
     // Log-uniform in 1 .. window: mostly small variations, now and then a
     // long one that can leave a local optimum.
@@ -274,6 +288,7 @@ void SelfPlay::AdoptStart(const game::MMapGame& best) {
     start->snapshots[0] = std::make_shared<const game::MMapGame>(fresh_);
   }
   start_ = std::move(start);
+  variations_since_best_ = 0;
 }
 
 const game::MMapGame& SelfPlay::Snapshot(const StartSolution& start,
@@ -357,6 +372,7 @@ bool SelfPlay::MaybeRejoin(Live* live) {
   trajectory.rejoined = true;
   live->rejoined = true;
   ++counters_.rejoined;
+  if (live->differs_until < 0) ++counters_.unchanged;
   return true;
 }
 

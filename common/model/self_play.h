@@ -31,7 +31,9 @@
 // like a forced move (no network call, reward folded into the last step),
 // except that each is the agent's decision after all with probability
 // search.best_start_deviation_rate: a few more decisions spread over the
-// rest of the game.
+// rest of the game. With search.best_start_stall_variations S > 0, W
+// doubles after every S variations of one best without a new best (up to
+// 256 W) and is W again once one comes (variable neighbourhood search).
 // A variation that beats the game it followed after a newer best (another
 // of this actor's games, or one offered to it) has replaced that game is
 // replayed on the newer best with only its own changes (RebaseOntoStart):
@@ -121,12 +123,18 @@ struct SelfPlayCounters {
   // and were played to their end.
   int64_t rejoined = 0;
   int64_t played_out = 0;
+  // Rejoined variations that never differed from the best game: the
+  // agent's decisions were the best game's own.
+  int64_t unchanged = 0;
   int64_t segments = 0;  // pieces of games sent while they went on
   // Variations that beat the game they followed after a newer best had
   // replaced it, replayed on that best (their changes only), and those
   // that beat it there.
   int64_t rebased = 0;
   int64_t rebase_wins = 0;
+  // The window's W now (search.best_start_stall_variations: it grows
+  // while the best stands); 0 before the first variation.
+  int64_t window = 0;
 };
 
 class SelfPlay {
@@ -308,6 +316,8 @@ class SelfPlay {
   SelfPlayCounters counters_;
   std::optional<Solution> best_;
   std::shared_ptr<const StartSolution> start_;
+  // Variations of start_ begun since it was adopted.
+  int64_t variations_since_best_ = 0;
 
   // Per-Step scratch, reused.
   std::vector<Pending> searched_;

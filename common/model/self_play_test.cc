@@ -355,6 +355,30 @@ TEST(SelfPlayTest, BestStartDeviationsHandFollowedMovesBackToTheAgent) {
   EXPECT_GT(bounded.followed_moves, 0);
 }
 
+// While the best game stands, the window's W doubles every S variations,
+// to at most 256 W: the 16 games an actor starts before any ends see no new
+// best.
+TEST(SelfPlayTest, WindowsGrowWhileTheBestGameStands) {
+  auto program = SmallProgram();
+  const auto window_after_start = [&](int32_t stall) {
+    MuZeroConfig config = TinyCpuConfig(16);
+    config.mutable_search()->set_best_start_fraction(1);
+    config.mutable_search()->set_best_start_window(1);
+    config.mutable_search()->set_best_start_stall_variations(stall);
+    SelfPlay::Options options{.config = config,
+                              .seed = 1,
+                              .game_options = {},
+                              .sink = {},
+                              .start = DropAllSolution(program)};
+    auto actor = SelfPlay::Create(program, TinyNetwork(config), options);
+    EXPECT_TRUE(actor.ok()) << actor.status();
+    return (*actor)->counters().window;
+  };
+  EXPECT_EQ(window_after_start(0), 1);
+  EXPECT_EQ(window_after_start(2), 128);  // the 16th start: 15 / 2 doublings
+  EXPECT_EQ(window_after_start(1), 256);  // 15 doublings, capped at 8
+}
+
 // A new best shares its predecessor's snapshots up to where the two games
 // part, and the rest are made when first needed: every game started from
 // one must be the game its own moves make from the start.
@@ -482,6 +506,8 @@ TEST(SelfPlayTest, VariationsEndWhereTheyRejoinTheBestGame) {
   // The estimate is the true completion: the followed moves repeat the best
   // game's once the variation has rejoined it.
   EXPECT_GE(exact, rejoined * 9 / 10) << exact << " of " << rejoined;
+  // Some variations decided as the best game did and rejoined unchanged.
+  EXPECT_LE((*actor)->counters().unchanged, rejoined);
   // Without rejoining, every game is played to its end.
   config.mutable_search()->set_best_start_rejoin_moves(0);
   SelfPlayCounters counters;
