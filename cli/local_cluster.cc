@@ -230,13 +230,15 @@ absl::StatusOr<pid_t> Spawn(const std::string& binary,
   return pid;
 }
 
-// Sets the niceness of every thread of `pid` (threads it starts later
-// inherit it) and of its session's scheduling group: with Linux's
+// Makes `pid` `by` nicer than mmapctl: every thread (threads it starts
+// later inherit it) and its session's scheduling group. With Linux's
 // autogroups (sched_autogroup_enabled) each service, a session of its own,
-// is a group, and groups share the CPU by the group's niceness alone.
-// Best effort: a service that runs at mmapctl's priority still works.
-void Renice(pid_t pid, int nice) {
-  std::ofstream(absl::StrCat("/proc/", pid, "/autogroup")) << nice << "\n";
+// is a group (at nice 0 when new), and groups share the CPU by the group's
+// niceness alone. Best effort: a service that runs at mmapctl's priority
+// still works.
+void Renice(pid_t pid, int by) {
+  std::ofstream(absl::StrCat("/proc/", pid, "/autogroup")) << by << "\n";
+  const int nice = std::min(19, getpriority(PRIO_PROCESS, 0) + by);
   std::error_code error;
   for (const fs::directory_entry& task : fs::directory_iterator(
            absl::StrCat("/proc/", pid, "/task"), error)) {

@@ -48,8 +48,8 @@ struct LocalClusterOptions {
   int reanalysers = 1;
   int learner_jobs = 1;  // jobs the learner trains at once (its --capacity)
   uint64_t first_seed = 1;  // worker I of a role gets --seed first_seed+I
-  // Niceness of the learner, replay and reanalyse workers (0: as mmapctl).
-  // On a machine with few cores the actors, whose games are the job's
+  // How much nicer than mmapctl the learner, replay and reanalyse workers
+  // run (0: as mmapctl). On a machine with few cores the actors, whose games are the job's
   // solutions, then get a core of their own and the services that train
   // share the rest, as the in-process solver's threads do.
   int trainer_nice = 10;

@@ -276,7 +276,7 @@ void SelfPlay::AdoptStart(const game::MMapGame& best) {
   start->every = std::max(kMinSnapshotSpacing,
                           program_->num_buffers() / kSnapshots + 1);
   start->snapshots.resize((depth - 1) / start->every + 1);
-  if (start_ != nullptr && start_->every == start->every) {
+  if (start_ != nullptr) {  // the same program: the same spacing
     for (size_t k = 0; k < start->snapshots.size() &&
                        k < start_->snapshots.size() &&
                        static_cast<int64_t>(k) * start->every <= parts_at;
@@ -408,7 +408,7 @@ void SelfPlay::RebaseOntoStart(const Live& live) {
   ++counters_.rebased;
   if (rebased_.infeasible() || rebased_.Return() <= onto.return_us) return;
   ++counters_.rebase_wins;
-  best_ = rebased_.ToSolution();
+  best_return_us_ = rebased_.Return();
   AdoptStart(rebased_);
   if (options_.solution_sink) options_.solution_sink(rebased_);
 }
@@ -425,8 +425,8 @@ void SelfPlay::FinishGame(Live* live) {
                                      : game.NormalisedReturn();
   trajectory.drop_backups = game.drop_backups();  // 0 when rejoined
   if (!live->rejoined && !game.infeasible()) {
-    if (!best_.has_value() || game.Return() > best_->return_us()) {
-      best_ = game.ToSolution();
+    if (!best_return_us_.has_value() || game.Return() > *best_return_us_) {
+      best_return_us_ = game.Return();
       AdoptStart(game);
     }
     RebaseOntoStart(*live);

@@ -205,8 +205,11 @@ class SelfPlay {
   void OfferStart(const Solution& solution);
 
   const SelfPlayCounters& counters() const { return counters_; }
-  // The best complete game's solution so far (highest return).
-  const std::optional<Solution>& best_solution() const { return best_; }
+  // The return of the best complete game so far (its own games and rebased
+  // ones); none before the first. Its solution went to the sinks.
+  const std::optional<double>& best_return_us() const {
+    return best_return_us_;
+  }
 
  private:
   struct StartSolution;
@@ -314,7 +317,7 @@ class SelfPlay {
   uint64_t games_started_ = 0;
   int64_t parameter_version_ = 0;
   SelfPlayCounters counters_;
-  std::optional<Solution> best_;
+  std::optional<double> best_return_us_;
   std::shared_ptr<const StartSolution> start_;
   // Variations of start_ begun since it was adopted.
   int64_t variations_since_best_ = 0;

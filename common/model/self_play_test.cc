@@ -551,8 +551,8 @@ TEST(SelfPlayTest, VariationsThatBeatAnOlderBestAreRebasedOntoTheNewOne) {
   EXPECT_GT(counters.rebased, 0);
   EXPECT_EQ(counters.rebase_wins, offered);
   // The actor's best is the best of its games and the rebased ones.
-  ASSERT_TRUE((*actor)->best_solution().has_value());
-  EXPECT_EQ((*actor)->best_solution()->return_us(), best);
+  ASSERT_TRUE((*actor)->best_return_us().has_value());
+  EXPECT_EQ(*(*actor)->best_return_us(), best);
 }
 
 TEST(SelfPlayTest, LongGamesReachTheSinkInSegmentsThatContinue) {
