@@ -39,7 +39,9 @@
 #     libtorch_cpu, libtorch_cuda, libc10, libc10_cuda, with
 #     -Wl,--no-as-needed around torch_cuda so that its CUDA hooks load
 #     (else torch::cuda::is_available() is false), -rpath to both library
-#     folders, -rpath-link to the pip nvidia-* folders that libtorch_cuda
+#     folders (as DT_RPATH, --disable-new-dtags: a RUNPATH would not serve
+#     the carried libraries' own dependencies on each other, and
+#     libabsl_city.so was not found at run time), -rpath-link to the pip nvidia-* folders that libtorch_cuda
 #     needs and --allow-shlib-undefined (what those libraries take from the
 #     driver is found at run time). No find_package(Torch): the pip wheel's CMake config wants a
 #     CUDA toolkit layout of its own, and the flags above are all it sets.
@@ -154,7 +156,8 @@ build() {
     "$build/libmmapzero_learner.a" \
     -L"$deps/lib" -Wl,-rpath,"$deps/lib" -lprotobuf "${absl_libs[@]}" \
     -L"$torch_lib" -Wl,-rpath,"$torch_lib" "${torch_libs[@]}" \
-    "${nvidia_links[@]}" -Wl,--allow-shlib-undefined -pthread -ldl
+    "${nvidia_links[@]}" -Wl,--allow-shlib-undefined -Wl,--disable-new-dtags \
+    -pthread -ldl
   echo "== built $build/bin/learner_bench in $((SECONDS - start))s"
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -16,7 +17,10 @@
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
 #include "common/features/config_presets.h"
+#include "common/game/program.h"
+#include "common/solvers/seed_stage.h"
 #include "common/solvers/solver_settings.h"
+#include "common/validate/validator.h"
 
 namespace mmapzero::cli {
 namespace {
@@ -26,9 +30,15 @@ constexpr absl::Duration kCallDeadline = absl::Seconds(30);
 // learner lease taken over, the final checkpoint) before solve gives up.
 constexpr absl::Duration kWatchSlack = absl::Minutes(10);
 constexpr int kMaxWorkers = 64;
+// GetBestSolution's worker id while the job's best is its submitted start
+// (SubmitJobRequest.start in proto/job.proto).
+constexpr char kStartWorkerId[] = "start";
 
 struct JobPlan {
   v1::SubmitJobRequest request;
+  // A search before the job (the combination); the job gets the rest of
+  // the budget and starts from the search's best.
+  solvers::SeedStage seed_stage;
   int actors = 0;  // 0: auto
   int reanalysers = 1;
 };
@@ -45,7 +55,10 @@ absl::StatusOr<JobPlan> PlanJob(const ClusterSolveOptions& options) {
     }
   }
   JobPlan plan;
-  solvers::SettingsReader reader("muzero", split.rest);
+  features::MuZeroConfigSettings rest = split;
+  ASSIGN_OR_RETURN(plan.seed_stage,
+                   solvers::TakeSeedStage("muzero", rest.rest));
+  solvers::SettingsReader reader("muzero", rest.rest);
   ASSIGN_OR_RETURN(const int64_t actors,
                    reader.GetInt("actors", 0, 0, kMaxWorkers));
   ASSIGN_OR_RETURN(const int64_t reanalysers,
@@ -100,6 +113,39 @@ absl::StatusOr<bool> EnsureCluster(const ClusterSolveOptions& options,
   return true;
 }
 
+// The combination's first stage, in this process with the solve's
+// threads: the stage solver's best within seed_share of the budget,
+// validated here before the job starts from it.
+absl::StatusOr<Solution> RunSeedStage(const Workload& workload,
+                                      const solvers::SeedStage& stage,
+                                      const ClusterSolveOptions& options,
+                                      std::ostream& log) {
+  ASSIGN_OR_RETURN(std::unique_ptr<solvers::Solver> solver,
+                   solvers::MakeSolver(stage.solver, {}));
+  ASSIGN_OR_RETURN(std::shared_ptr<const game::Program> program,
+                   game::Program::Create(workload));
+  solvers::SolverBudget budget;
+  budget.wall_time = options.budget * stage.share;
+  budget.threads = options.threads;
+  budget.seed = options.seed;
+  budget.on_progress = options.on_stage_progress;
+  log << absl::StrFormat(
+      "seed stage: %s for %s (seed_share %.2f), then the agent from its "
+      "best\n",
+      stage.solver, absl::FormatDuration(budget.wall_time), stage.share);
+  ASSIGN_OR_RETURN(Solution best, solver->Solve(program, budget));
+  const validate::ValidationReport report =
+      validate::ValidateSolution(workload, best);
+  if (!report.ok) {
+    return absl::InternalError(absl::StrCat(
+        "the seed stage's solution (", stage.solver,
+        ") failed independent validation; this is a bug, please report it"));
+  }
+  log << absl::StrFormat("seed stage: %s reached %.4f\n", stage.solver,
+                         best.normalised_return());
+  return best;
+}
+
 // Watches `job_id` to its end, printing progress; the job's last status.
 absl::StatusOr<v1::JobStatus> WatchToEnd(JobClient& client,
                                          const std::string& job_id,
@@ -147,14 +193,39 @@ absl::StatusOr<Solution> SolveOnLocalCluster(const Workload& workload,
       const std::string address,
       ReadAddressFile(absl::StrCat(options.data_dir, "/coordinator.addr")));
   auto client = std::make_shared<JobClient>(address, kCallDeadline);
+  std::optional<Solution> stage_best;
+  absl::Duration stage_time;
+  if (plan.seed_stage.searches()) {
+    // The combination: the search plays first, here, while the cluster's
+    // services wait; the job gets what is left of the budget.
+    const absl::Time stage_start = absl::Now();
+    ASSIGN_OR_RETURN(stage_best,
+                     RunSeedStage(workload, plan.seed_stage, options, log));
+    if (interrupts.interrupted()) {
+      return absl::CancelledError(
+          "interrupted during the seed stage, before the job was submitted");
+    }
+    stage_time = absl::Now() - stage_start;
+    const absl::Duration rest =
+        std::max(absl::Seconds(1), options.budget - stage_time);
+    plan.request.mutable_budget()->set_wall_seconds(
+        absl::ToInt64Seconds(absl::Ceil(rest, absl::Seconds(1))));
+    *plan.request.mutable_start() = *stage_best;
+  }
   ASSIGN_OR_RETURN(const v1::SubmitJobResponse submitted,
                    client->Submit(plan.request));
   const std::string job_id = submitted.job_id();
   log << absl::StrFormat(
-      "submitted %s: %d buffers, heuristic seed normalised return %.4f; "
+      "submitted %s: %d buffers, heuristic seed normalised return %.4f%s; "
       "logs in %s\n",
       job_id, submitted.job().num_buffers(),
-      submitted.job().heuristic_normalised_return(), options.data_dir);
+      submitted.job().heuristic_normalised_return(),
+      stage_best.has_value()
+          ? absl::StrFormat(", starting from %s's %.4f",
+                            plan.seed_stage.solver,
+                            stage_best->normalised_return())
+          : "",
+      options.data_dir);
   // The callback runs on the watcher's thread: it owns what it uses.
   interrupts.OnInterrupt([client, job_id] {
     std::cerr << "interrupted: cancelling " << job_id
@@ -171,20 +242,33 @@ absl::StatusOr<Solution> SolveOnLocalCluster(const Workload& workload,
   }
   ASSIGN_OR_RETURN(const v1::GetBestSolutionResponse best,
                    client->Best(job_id));
+  const std::string found_by =
+      best.worker_id().empty()           ? "the heuristic seed"
+      : best.worker_id() == kStartWorkerId
+          ? absl::StrCat("the seed stage (", plan.seed_stage.solver, ")")
+          : best.worker_id();
   log << absl::StrFormat(
       "%s %s: %d learner steps, %d games, %d moves; best %.4f (heuristic "
       "%.4f), found by %s\n",
       job_id, StateName(last.state()), last.learner_step(), last.games(),
       last.moves(), last.best_normalised_return(),
-      last.heuristic_normalised_return(),
-      best.worker_id().empty() ? "the heuristic seed" : best.worker_id());
+      last.heuristic_normalised_return(), found_by);
   Solution solution = best.solution();
-  // As for the in-process solvers: the time the solve took, here the job's
-  // running time (an actor's report carries none, the heuristic seed's is
-  // its own few milliseconds).
+  // Which part found it, as the in-process solver's settings say.
+  auto& settings = *solution.mutable_solver()->mutable_settings();
+  settings["found_by"] = found_by;
+  if (stage_best.has_value()) {
+    settings["seed_solver"] = plan.seed_stage.solver;
+    settings["seed_stage_best"] =
+        absl::StrFormat("%.4f", stage_best->normalised_return());
+  }
+  // As for the in-process solvers: the time the solve took, here the seed
+  // stage's and the job's running time (an actor's report carries none, the
+  // heuristic seed's is its own few milliseconds).
   if (last.started_unix_ms() > 0 &&
       last.finished_unix_ms() > last.started_unix_ms()) {
     solution.mutable_solver()->set_wall_seconds(
+        absl::ToDoubleSeconds(stage_time) +
         (last.finished_unix_ms() - last.started_unix_ms()) / 1000.0);
   }
   return solution;

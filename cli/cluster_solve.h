@@ -10,11 +10,16 @@
 // Settings (`--set key=value`), as the in-process solver's where they
 // mean the same: config=cpu|paper|FILE and dotted MuZeroConfig fields
 // (a.b=value) make the job's training config; actors=N (0: auto) and
-// reanalyse=N (default 1) size a cluster this starts.
+// reanalyse=N (default 1) size a cluster this starts; seed_solver and
+// seed_share (common/solvers/seed_stage.h) run a search here first, for
+// that share of the budget, and the job starts from its best with the
+// rest (the combination). The result's solver settings say which part
+// found it (found_by: a worker, "the heuristic seed", or the seed stage).
 #ifndef MMAPZERO_CLI_CLUSTER_SOLVE_H_
 #define MMAPZERO_CLI_CLUSTER_SOLVE_H_
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 
@@ -34,6 +39,8 @@ struct ClusterSolveOptions {
   solvers::SolverSettings settings;
   std::string data_dir;
   std::string bin_dir;  // where the mmapzero-<role> binaries are
+  // Progress of a seed stage (settings seed_solver, seed_share), if any.
+  std::function<void(const solvers::SolverProgress&)> on_stage_progress;
 };
 
 // The job's best solution as the coordinator verified it (the caller

@@ -29,7 +29,7 @@ const std::vector<Command>& AllCommands() {
        "draw the memory layout (time x offset) as SVG", RunRender},
       {"submit",
        "submit WORKLOAD [--config cpu|paper|FILE] [--budget 24h] [--steps N] "
-       "[--name NAME] [--json]",
+       "[--name NAME] [--start SOLUTION] [--json]",
        "send a workload to the coordinator as a training job; prints its id",
        RunSubmit},
       {"list", "list [--state running,...] [--limit N] [--json]",

@@ -20,6 +20,7 @@
 namespace mmapzero::cli {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 const std::string kWorkload =
@@ -72,6 +73,8 @@ TEST_F(ServiceCommandsTest, SubmitChecksTheWorkloadBeforeConnecting) {
   const std::string broken = data_dir_ + "/broken.json";
   std::ofstream(broken) << "{\"buffers\": [";
   EXPECT_THAT(ErrorOf(RunSubmit, {broken}), HasSubstr(broken));
+  EXPECT_THAT(ErrorOf(RunSubmit, {kWorkload, "--start", missing}),
+              AllOf(HasSubstr("--start"), HasSubstr(missing)));
 }
 
 TEST_F(ServiceCommandsTest, WithoutACoordinatorSaysWhereItLooked) {

@@ -29,6 +29,11 @@ void PrintSolutionSummary(const game::Program& program, const Solution& solution
         {"speedup", speedup},
         {"drop_backups", solution.drop_backups()},
         {"wall_seconds", solution.solver().wall_seconds()}};
+    // What produced it (e.g. which part of a combination found the best).
+    std::map<std::string, std::string> settings(
+        solution.solver().settings().begin(),
+        solution.solver().settings().end());
+    summary["settings"] = settings;
     out << summary.dump(-1, ' ', false,
                         nlohmann::json::error_handler_t::replace)
         << "\n";

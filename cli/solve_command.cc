@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -150,6 +151,29 @@ void PrintProgress(const solvers::SolverProgress& progress) {
       progress.best_normalised_return, recent);
 }
 
+// Progress lines at most one a second while a solver runs, and its last
+// report at the end (PrintLast). Used by one solve at a time.
+class ThrottledProgress {
+ public:
+  std::function<void(const solvers::SolverProgress&)> Callback() {
+    return [this](const solvers::SolverProgress& progress) {
+      last_ = progress;
+      last_printed_ = absl::Now() - last_line_ >= absl::Seconds(1);
+      if (!last_printed_) return;
+      last_line_ = absl::Now();
+      PrintProgress(progress);
+    };
+  }
+  void PrintLast() {
+    if (!last_printed_) PrintProgress(last_);
+  }
+
+ private:
+  absl::Time last_line_ = absl::InfinitePast();
+  solvers::SolverProgress last_;
+  bool last_printed_ = true;
+};
+
 absl::Status WriteSvg(const std::string& path, const Workload& workload,
                       const Solution& solution) {
   ASSIGN_OR_RETURN(const std::string svg,
@@ -175,6 +199,8 @@ absl::StatusOr<Solution> SolveOnCluster(const CommandLine& line,
   options.settings = settings;
   options.data_dir = DataDir(line);
   ASSIGN_OR_RETURN(options.bin_dir, ExecutableDir());
+  ThrottledProgress stage_progress;  // a seed stage's, if the settings ask
+  options.on_stage_progress = stage_progress.Callback();
   std::cerr << absl::StrFormat(
       "solving %s with muzero on the local cluster: %d buffers, %s budget\n",
       line.positional()[0], workload.buffers_size(),
@@ -201,19 +227,10 @@ absl::StatusOr<Solution> SolveInProcess(const CommandLine& line,
       line.positional()[0], solver_name, program->num_buffers(),
       program->num_steps(), absl::FormatDuration(budget.wall_time),
       budget.threads);
-  // At most one line a second while it runs, and the last report at the end.
-  absl::Time last_line = absl::InfinitePast();
-  solvers::SolverProgress last;
-  bool last_printed = true;
-  budget.on_progress = [&](const solvers::SolverProgress& progress) {
-    last = progress;
-    last_printed = absl::Now() - last_line >= absl::Seconds(1);
-    if (!last_printed) return;
-    last_line = absl::Now();
-    PrintProgress(progress);
-  };
+  ThrottledProgress progress;
+  budget.on_progress = progress.Callback();
   ASSIGN_OR_RETURN(Solution best, (*solver)->Solve(program, budget));
-  if (!last_printed) PrintProgress(last);
+  progress.PrintLast();
   return best;
 }
 

@@ -52,7 +52,9 @@ TEST_F(SolveCommandTest, WritesAValidSolutionAndLayout) {
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_THAT(err_, HasSubstr("120 evaluations  best normalised return"));
   EXPECT_THAT(err_, HasSubstr("validated independently: VALID"));
-  EXPECT_THAT(out_, HasSubstr("{"));
+  // The JSON summary says what produced the solution.
+  EXPECT_THAT(out_, HasSubstr("\"settings\":{"));
+  EXPECT_THAT(out_, HasSubstr("\"population\":\"16\""));
   auto workload = ReadWorkload(kSmall);
   ASSERT_TRUE(workload.ok());
   Solution solution;

@@ -5,7 +5,9 @@
 // write `job=$(mmapctl submit w.json)`. --config is a preset name ("cpu",
 // the default, or "paper") or a MuZeroConfig JSON file (configs/README.md);
 // --budget the wall time once running (at most 24h, the default) and
-// --steps a learner step limit: the job ends at whichever comes first.
+// --steps a learner step limit: the job ends at whichever comes first;
+// --start SOLUTION a solution of the workload to start from (e.g. an
+// earlier job's `mmapctl best`), used when it beats the heuristic's.
 #include <iostream>
 #include <string>
 
@@ -23,7 +25,7 @@ namespace {
 
 constexpr char kUsage[] =
     "submit WORKLOAD [--config cpu|paper|FILE] [--budget 24h] [--steps N] "
-    "[--name NAME] [--coordinator HOST:PORT] [--json]";
+    "[--name NAME] [--start SOLUTION] [--coordinator HOST:PORT] [--json]";
 constexpr int64_t kMaxWallSeconds = 86400;
 
 absl::Status SetTraining(const CommandLine& line,
@@ -72,7 +74,7 @@ absl::Status RunSubmit(const Args& args) {
   ASSIGN_OR_RETURN(
       const CommandLine line,
       CommandLine::Parse(args,
-                         WithClientFlags({"config", "budget", "steps", "name"}),
+                         WithClientFlags({"config", "budget", "steps", "name", "start"}),
                          {"json"}));
   RETURN_IF_ERROR(line.ExpectPositional(1, kUsage));
   v1::SubmitJobRequest request;
@@ -81,6 +83,11 @@ absl::Status RunSubmit(const Args& args) {
   RETURN_IF_ERROR(SetTraining(line, &request));
   ASSIGN_OR_RETURN(*request.mutable_workload(),
                    ReadWorkload(line.positional()[0]));
+  if (line.Has("start")) {
+    absl::StatusOr<Solution> start = ReadSolution(line.GetString("start", ""));
+    if (!start.ok()) return FlagError("start", start.status());
+    *request.mutable_start() = *std::move(start);
+  }
   ASSIGN_OR_RETURN(const std::unique_ptr<JobClient> client,
                    JobClient::Connect(line));
   absl::StatusOr<v1::SubmitJobResponse> response = client->Submit(request);

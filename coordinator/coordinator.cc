@@ -3,6 +3,7 @@
 #include "coordinator/coordinator.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -165,6 +166,18 @@ absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
   // Outside the lock: the seed solve may take a while on a large workload.
   ASSIGN_OR_RETURN(Solution seed, SolveSeed(workload, options_.seed_solver,
                                             options_.heuristic_budget));
+  // A submitted start is checked as a report is; it is the first best when
+  // it beats the seed (the seed's return stays the job's floor figure).
+  std::optional<Solution> start;
+  if (request.has_start()) {
+    absl::StatusOr<Solution> verified =
+        VerifySolution(workload, request.start());
+    if (!verified.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("start: ", verified.status().message()));
+    }
+    start = *std::move(verified);
+  }
 
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
@@ -178,8 +191,14 @@ absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
   job.created_ms = NowMs();
   job.heuristic_normalised_return = seed.normalised_return();
   BestSolution best;
-  best.solution = std::move(seed);
   best.found_ms = job.created_ms;
+  if (start.has_value() &&
+      start->normalised_return() > seed.normalised_return()) {
+    best.solution = *std::move(start);
+    best.worker_id = std::string(kStartWorkerId);
+  } else {
+    best.solution = std::move(seed);
+  }
   ASSIGN_OR_RETURN(job.id, store_->CreateJob(job, workload, best));
   workloads_[job.id] = std::make_shared<const Workload>(workload);
   NoteChangeLocked(job.id, /*best=*/true);

@@ -223,6 +223,54 @@ TEST_F(CoordinatorServerTest, SubmittedJobIsQueuedWithAValidHeuristicBest) {
   EXPECT_DOUBLE_EQ(report.normalised_return, best.normalised_return());
 }
 
+TEST_F(CoordinatorServerTest, SubmittedStartIsTheFirstBestOnlyWhenBetter) {
+  const Solution heuristic = Best(Submit());  // seeded by the heuristic
+  RestartServer("drop-all");
+  const int jobs_before = ListedJobs();
+
+  // Better than the drop-all seed: the job starts from it, named "start".
+  v1::SubmitJobRequest request = SmallRequest();
+  *request.mutable_start() = heuristic;
+  request.mutable_start()->set_normalised_return(0.0);  // claims not trusted
+  const std::string id = Submit(request);
+  const v1::JobStatus job = Job(id);
+  EXPECT_DOUBLE_EQ(job.heuristic_normalised_return(), 0.0);
+  EXPECT_DOUBLE_EQ(job.best_normalised_return(), heuristic.normalised_return());
+  v1::GetBestSolutionRequest best_request;
+  best_request.set_job_id(id);
+  v1::GetBestSolutionResponse best;
+  ASSERT_TRUE(
+      jobs_->GetBestSolution(Deadlined().get(), best_request, &best).ok());
+  EXPECT_EQ(best.worker_id(), "start");
+  EXPECT_TRUE(validate::ValidateSolution(workload_, best.solution()).ok);
+
+  // Not better than the seed: the seed stays the best.
+  RestartServer("heuristic");
+  request.mutable_start()->mutable_decisions()->Clear();
+  for (const BufferDecision& kept : heuristic.decisions()) {  // drop all
+    BufferDecision* decision = request.mutable_start()->add_decisions();
+    decision->set_buffer_id(kept.buffer_id());
+    decision->set_action(DROP);
+  }
+  const std::string worse = Submit(request);
+  best_request.set_job_id(worse);
+  ASSERT_TRUE(
+      jobs_->GetBestSolution(Deadlined().get(), best_request, &best).ok());
+  EXPECT_EQ(best.worker_id(), "");
+  EXPECT_DOUBLE_EQ(best.solution().normalised_return(),
+                   heuristic.normalised_return());
+
+  // Invalid: refused, naming the field, and no job is made.
+  *request.mutable_start() = heuristic;
+  request.mutable_start()->mutable_decisions()->RemoveLast();
+  v1::SubmitJobResponse response;
+  const grpc::Status status =
+      jobs_->SubmitJob(Deadlined().get(), request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("start: "));
+  EXPECT_EQ(ListedJobs(), jobs_before + 2);
+}
+
 TEST_F(CoordinatorServerTest, BudgetDefaultsToTheMaximumWallTime) {
   v1::SubmitJobRequest request = SmallRequest();
   request.clear_budget();

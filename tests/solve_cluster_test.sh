@@ -7,7 +7,9 @@
 #    accepts and its SVG, and stops every service it started;
 #  - a Ctrl-C (SIGINT) mid-job cancels the job, still writes its best so
 #    far, exits 0 and leaves nothing running;
-#  - a cluster already up in the data dir is used and left running;
+#  - a cluster already up in the data dir is used and left running, also
+#    by a combined solve (seed_solver: a search first, the job from its
+#    best);
 #  - settings the cluster cannot honour are refused before anything starts.
 # Exits 77 (skipped) unless every service binary is built next to mmapctl.
 set -euo pipefail
@@ -59,6 +61,8 @@ expect_failure bad_evaluations "--evaluations" solve "$example" \
   --solver muzero --evaluations 5 --data-dir "$work/data-bad"
 expect_failure bad_key "reanalyse" solve "$example" --solver muzero \
   --set frobnicate=1 --data-dir "$work/data-bad"
+expect_failure bad_seed_solver "no such solver to seed with: 'nope'" solve \
+  "$example" --solver muzero --set seed_solver=nope --data-dir "$work/data-bad"
 expect_failure in_process_other "only with --solver muzero" solve "$example" \
   --solver random --in-process
 [[ ! -e $work/data-bad/coordinator.pid ]] || fail "a refused solve started services"
@@ -106,6 +110,23 @@ run up local up --data-dir "$work/data-up" --reanalyse 0
 run solve_up solve "$example" --solver muzero --budget 3s \
   --data-dir "$work/data-up" --out "$work/up.json"
 grep -q 'already runs' "$work/solve_up.err" || fail "solve did not reuse the cluster"
+# The combination: BRKGA first, here, for half the budget; the job starts
+# from its best with the rest, and the result says which part found it.
+run solve_combined solve "$example" --solver muzero --budget 4s \
+  --set seed_solver=brkga --set seed_share=0.5 \
+  --data-dir "$work/data-up" --out "$work/combined.json"
+grep -q 'seed stage: brkga for 2s' "$work/solve_combined.err" ||
+  fail "no seed stage before the job"
+grep -qE "submitted job-[0-9]+: .*starting from brkga's 0\.[0-9]+" \
+  "$work/solve_combined.err" || fail "the job did not start from the stage's best"
+grep -q '"found_by"' "$work/combined.json" ||
+  fail "the combined solution does not say which part found it"
+run validate_combined validate "$example" "$work/combined.json"
+# Its time is the stage's and the job's together.
+python3 -c 'import json, sys
+wall = json.load(open(sys.argv[1]))["solver"]["wall_seconds"]
+sys.exit(0 if wall >= 2.5 else f"wall_seconds {wall} leaves out the stage")' \
+  "$work/combined.json" || fail "the combined solve's time"
 run status_up local status --data-dir "$work/data-up"
 grep -qE '^coordinator .* SERVING' "$work/status_up.out" ||
   fail "solve stopped a cluster it did not start"

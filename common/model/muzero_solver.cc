@@ -30,6 +30,7 @@
 #include "common/model/self_play.h"
 #include "common/solvers/best_solution.h"
 #include "common/solvers/search_budget.h"
+#include "common/solvers/seed_stage.h"
 #include "common/solvers/solver_settings.h"
 
 namespace mmapzero::model {
@@ -355,25 +356,15 @@ absl::StatusOr<std::unique_ptr<MuZeroSolver>> MuZeroSolver::Create(
   effective["preset"] = config->preset().empty() ? "none" : config->preset();
   // The combination: another solver (brkga, es, portfolio) plays first for
   // seed_share of the budget in the heuristic's place.
-  std::string seed_solver = "heuristic";
-  if (const auto it = rest.find("seed_solver"); it != rest.end()) {
-    seed_solver = it->second;
-    rest.erase(it);
-    if (seed_solver == "muzero" || !solvers::MakeSolver(seed_solver, {}).ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "muzero: setting seed_solver: no such solver to seed with: '",
-          seed_solver, "'"));
-    }
-    effective["seed_solver"] = seed_solver;
-  }
+  ASSIGN_OR_RETURN(const solvers::SeedStage seed_stage,
+                   solvers::TakeSeedStage("muzero", rest));
+  if (seed_stage.searches()) effective["seed_solver"] = seed_stage.solver;
   solvers::SettingsReader reader("muzero", rest);
   ASSIGN_OR_RETURN(const int64_t actors, reader.GetInt("actors", 0, 0, 64));
   ASSIGN_OR_RETURN(const int64_t log, reader.GetInt("log", 1, 0, 1));
   ASSIGN_OR_RETURN(const int64_t learn, reader.GetInt("learn", 1, 0, 1));
   ASSIGN_OR_RETURN(const int64_t heuristic,
                    reader.GetInt("heuristic", 1, 0, 1));
-  ASSIGN_OR_RETURN(const double seed_share,
-                   reader.GetDouble("seed_share", 0.25, 0.0, 0.9));
   RETURN_IF_ERROR(reader.CheckNoUnknownKeys());
   effective["actors"] = actors == 0 ? "auto" : absl::StrCat(actors);
   effective["learn"] = absl::StrCat(learn);
@@ -383,8 +374,8 @@ absl::StatusOr<std::unique_ptr<MuZeroSolver>> MuZeroSolver::Create(
                                .log = log != 0,
                                .learn = learn != 0,
                                .heuristic = heuristic != 0,
-                               .seed_solver = seed_solver,
-                               .seed_share = seed_share,
+                               .seed_solver = seed_stage.solver,
+                               .seed_share = seed_stage.share,
                                .checkpoint = std::move(checkpoint)}));
 }
 
