@@ -82,8 +82,9 @@ absl::StatusOr<std::shared_ptr<ActorJob>> ActorJob::Start(
   }
   job->Update(assignment);
   job->Publish();
-  job->thread_ = std::jthread(
-      [raw = job.get()](std::stop_token stop) { raw->Play(stop); });
+  job->thread_ = std::jthread([raw = job.get()](std::stop_token stop) {
+    raw->RunGuarded(raw->job_id_, [&] { raw->Play(stop); });
+  });
   return job;
 }
 

@@ -134,6 +134,22 @@ TEST(ActorWorkerIntegrationTest, StopsAJobWhoseAssignmentDisappears) {
   actor->Shutdown(absl::Seconds(1));
 }
 
+// An assignment carries the whole workload: past gRPC's 4 MiB receive
+// default (here 6 MB of provenance) the actor once never read it, and the
+// job sat RUNNING with no games.
+TEST(ActorWorkerIntegrationTest, TakesAJobWhoseAssignmentPassesFourMebibytes) {
+  TestCluster cluster("drop-all");
+  const std::string job =
+      cluster.SubmitRunningJob(TinyConfig(), /*padding_bytes=*/6'000'000);
+  std::unique_ptr<ActorWorker> actor = StartActor(cluster);
+  ASSERT_NE(actor, nullptr);
+  ASSERT_TRUE(WaitFor([&] {
+    std::optional<ActorJobStats> s = actor->JobStats(job);
+    return s && s->outbox.sent >= 1;
+  }));
+  actor->Shutdown(absl::Seconds(1));
+}
+
 TEST(ActorWorkerTest, RefusesBadOptionsNamingTheFlag) {
   ActorWorkerOptions options;
   options.coordinator = "127.0.0.1:1";

@@ -1,8 +1,6 @@
 #include "actor/job_outbox.h"
 
 #include <grpcpp/client_context.h>
-#include <grpcpp/create_channel.h>
-#include <grpcpp/security/credentials.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/rpc/backoff.h"
+#include "common/rpc/client_channel.h"
 #include "common/rpc/log_line.h"
 
 namespace mmapzero::actor {
@@ -35,10 +34,7 @@ void JobOutbox::SetReplayAddress(const std::string& address) {
   address_ = address;
   stub_.reset();
   if (!address.empty()) {
-    grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(64 << 20);
-    stub_ = v1::ReplayService::NewStub(grpc::CreateCustomChannel(
-        address, grpc::InsecureChannelCredentials(), args));
+    stub_ = v1::ReplayService::NewStub(rpc::MakeClientChannel(address));
   }
   wake_ = true;
 }

@@ -15,6 +15,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -37,6 +38,19 @@ class SupervisedJob {
   virtual void Update(const v1::Assignment& assignment) = 0;
   // Stops working, sending what is pending for at most `drain`.
   virtual void Stop(absl::Duration drain) = 0;
+  // What ended the job's thread when an exception escaped it
+  // (rpc/crash_guard.h), else "". The supervisor then reports it as the
+  // job's fatal error and stops the job.
+  std::string fatal_error() const ABSL_LOCKS_EXCLUDED(crash_mu_);
+
+ protected:
+  // Runs `body` as the job's thread, keeping what escapes it.
+  void RunGuarded(const std::string& job_id, const std::function<void()>& body)
+      ABSL_LOCKS_EXCLUDED(crash_mu_);
+
+ private:
+  mutable absl::Mutex crash_mu_;
+  std::string crash_ ABSL_GUARDED_BY(crash_mu_);
 };
 
 // Starts a job for an assignment that carries its workload and config.
@@ -64,6 +78,10 @@ class JobSupervisor {
   void Run(std::stop_token stop);
   void Reconcile(const std::vector<v1::Assignment>& assignments)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // Keeps `job_id` from restarting while assigned and reports `error` as
+  // its fatal error with the next heartbeats.
+  void RecordFailureLocked(const std::string& job_id, const std::string& error)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   rpc::WorkerSession* session_;
   const v1::WorkerRole role_;
@@ -73,8 +91,13 @@ class JobSupervisor {
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<SupervisedJob>> jobs_
       ABSL_GUARDED_BY(mu_);
-  // Jobs that failed to start, with why; forgotten once unassigned.
-  absl::flat_hash_map<std::string, std::string> failed_ ABSL_GUARDED_BY(mu_);
+  // Jobs that failed to start or crashed here: not started again, their
+  // error reported, until a minute after they are no longer assigned.
+  struct Failure {
+    std::string error;
+    std::optional<absl::Time> unassigned_since;
+  };
+  absl::flat_hash_map<std::string, Failure> failed_ ABSL_GUARDED_BY(mu_);
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   std::jthread thread_;  // last
 };

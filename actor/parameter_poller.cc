@@ -1,7 +1,5 @@
 #include "actor/parameter_poller.h"
 
-#include <grpcpp/create_channel.h>
-#include <grpcpp/security/credentials.h>
 
 #include <algorithm>
 #include <utility>
@@ -9,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/model/network_checkpoint.h"
 #include "common/rpc/backoff.h"
+#include "common/rpc/client_channel.h"
 #include "common/rpc/log_line.h"
 
 namespace mmapzero::actor {
@@ -34,7 +33,7 @@ void ParameterPoller::SetAddress(const std::string& address) {
   client_.reset();
   if (!address.empty()) {
     client_ = std::make_shared<rpc::ParameterClient>(
-        grpc::CreateChannel(address, grpc::InsecureChannelCredentials()),
+        rpc::MakeClientChannel(address),
         options_.rpc_deadline);
   }
   wake_ = true;

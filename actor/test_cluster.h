@@ -237,10 +237,17 @@ class TestCluster {
 
   // Submits examples/small.json with `config` and makes it run: the fake
   // learner and replay take their leases. Returns the job id.
-  std::string SubmitRunningJob(const MuZeroConfig& config) {
+  // `padding_bytes` > 0 adds provenance entries of that many bytes in all,
+  // to make the assignment that carries the workload that large.
+  std::string SubmitRunningJob(const MuZeroConfig& config,
+                               int64_t padding_bytes = 0) {
     absl::StatusOr<Workload> workload =
         ReadWorkload(std::string(MMAPZERO_SOURCE_DIR) + "/examples/small.json");
     EXPECT_TRUE(workload.ok()) << workload.status();
+    for (int64_t i = 0; i * 4000 < padding_bytes; ++i) {
+      (*workload->mutable_provenance())[absl::StrCat("padding.", i)] =
+          std::string(4000, 'p');
+    }
     v1::SubmitJobRequest request;
     request.set_name("small");
     *request.mutable_workload() = *workload;

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "common/rpc/client_channel.h"
 
 namespace mmapzero::cli {
 namespace {
@@ -31,8 +32,7 @@ int DecodeServingStatus(const grpc::ByteBuffer& response) {
 }  // namespace
 
 HealthResult CheckHealth(const std::string& address, absl::Duration deadline) {
-  grpc::GenericStub stub(
-      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  grpc::GenericStub stub(rpc::MakeClientChannel(address));
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() +
                        absl::ToChronoMilliseconds(deadline));

@@ -1,17 +1,28 @@
 // mmapctl import: reads the text form of an XLA HLO module and writes it as
 // a workload (common/hlo/hlo_importer.h, docs/hlo-import.md). Prints one
 // summary line to stdout and each approximation the importer made to
-// stderr.
+// stderr. A `.csv` file is a MiniMalloc buffer-packing instance instead
+// (common/workload/minimalloc.h), its capacity from --memory-size or from
+// a file name `NAME.CAPACITY.csv`.
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/workload_summary.h"
 #include "common/base/status_macros.h"
 #include "common/hlo/hlo_importer.h"
 #include "common/workload/hardware_profiles.h"
+#include "common/workload/minimalloc.h"
 #include "common/workload/proto_io.h"
 #include "common/workload/workload_stats.h"
 
@@ -20,7 +31,41 @@ namespace {
 
 constexpr char kUsage[] =
     "import MODULE.hlo --hardware NAME_OR_FILE --out WORKLOAD "
-    "[--memory-size BYTES] [--alignment A]";
+    "[--memory-size BYTES] [--alignment A] | "
+    "import INSTANCE.csv --out WORKLOAD [--memory-size BYTES]";
+
+// A MiniMalloc instance: capacity from --memory-size, else from the name.
+absl::Status ImportMiniMalloc(const CommandLine& line, const std::string& out) {
+  const std::string& path = line.positional()[0];
+  ASSIGN_OR_RETURN(int64_t capacity, line.GetInt("memory-size", 0));
+  const std::string file = std::filesystem::path(path).filename().string();
+  if (capacity == 0) {
+    const std::vector<std::string> parts = absl::StrSplit(file, '.');
+    if (parts.size() < 3 || !absl::SimpleAtoi(parts[parts.size() - 2],
+                                              &capacity)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": give the capacity with --memory-size (the file name is "
+                "not NAME.CAPACITY.csv)"));
+    }
+  }
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<Workload> workload = WorkloadFromMiniMalloc(
+      text.str(), {.name = file, .capacity = capacity});
+  if (!workload.ok()) {
+    return absl::Status(workload.status().code(),
+                        absl::StrCat(path, ": ", workload.status().message()));
+  }
+  RETURN_IF_ERROR(WriteProtoFile(out, *workload));
+  std::cout << WorkloadSummary(out, *workload)
+            << absl::StrFormat(", MiniMalloc instance, live peak %.3f of the "
+                               "capacity\n",
+                               static_cast<double>(PeakLiveBytes(*workload)) /
+                                   capacity);
+  return absl::OkStatus();
+}
 
 absl::StatusOr<hlo::HloImportOptions> ParseOptions(const CommandLine& line) {
   hlo::HloImportOptions options;
@@ -53,8 +98,11 @@ absl::Status RunImport(const Args& args) {
       CommandLine::Parse(args, {"hardware", "out", "memory-size", "alignment"},
                          {}));
   RETURN_IF_ERROR(line.ExpectPositional(1, kUsage));
-  ASSIGN_OR_RETURN(const hlo::HloImportOptions options, ParseOptions(line));
   ASSIGN_OR_RETURN(const std::string out, line.GetRequired("out", kUsage));
+  if (absl::EndsWith(line.positional()[0], ".csv")) {
+    return ImportMiniMalloc(line, out);
+  }
+  ASSIGN_OR_RETURN(const hlo::HloImportOptions options, ParseOptions(line));
 
   ASSIGN_OR_RETURN(const hlo::HloImportResult result,
                    hlo::ImportHloFile(line.positional()[0], options));

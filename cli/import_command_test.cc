@@ -34,6 +34,15 @@ ENTRY e {
 }
 )";
 
+// Runs `import ARGS`, which must succeed; what it printed on stdout.
+std::string ImportPrinting(const Args& args) {
+  ::testing::internal::CaptureStdout();
+  const absl::Status status = RunImport(args);
+  const std::string printed = ::testing::internal::GetCapturedStdout();
+  EXPECT_TRUE(status.ok()) << status;
+  return printed;
+}
+
 TEST(ImportCommandTest, WritesCheckedWorkloadAndPrintsSummaryAndWarnings) {
   const std::string hlo = WriteFile("small.hlo", kModule);
   const std::string out = TempPath("small.json");
@@ -58,22 +67,39 @@ TEST(ImportCommandTest, WritesCheckedWorkloadAndPrintsSummaryAndWarnings) {
   EXPECT_THAT(warned, HasSubstr("small.hlo:5: custom-call 'mystery'"));
 }
 
-TEST(ImportCommandTest, ImportsASharedModule) {
+TEST(ImportCommandTest, ImportsARealModule) {
   const std::string hlo =
       MMAPZERO_SOURCE_DIR "/testdata/hlo/graphsage_tf.hlo";
-  if (!std::filesystem::exists(hlo)) {
-    GTEST_SKIP() << hlo << " not found: the shared HLO modules are missing";
-  }
+  ASSERT_TRUE(std::filesystem::exists(hlo)) << hlo;
   const std::string out = TempPath("graphsage.pb");
-  ::testing::internal::CaptureStdout();
-  const absl::Status status =
-      RunImport({hlo, "--hardware=tpu-v4i", "--out", out, "--alignment", "64"});
-  const std::string printed = ::testing::internal::GetCapturedStdout();
-  ASSERT_TRUE(status.ok()) << status;
-  EXPECT_THAT(printed, HasSubstr("89 instructions"));
+  EXPECT_THAT(ImportPrinting({hlo, "--hardware=tpu-v4i", "--out", out,
+                              "--alignment", "64"}),
+              HasSubstr("89 instructions"));
   absl::StatusOr<Workload> workload = ReadWorkload(out);
   ASSERT_TRUE(workload.ok()) << workload.status();
   EXPECT_EQ(workload->alignment(), 64);
+}
+
+TEST(ImportCommandTest, ImportsAMiniMallocInstanceWithItsCapacity) {
+  const std::string csv =
+      MMAPZERO_SOURCE_DIR "/testdata/minimalloc/A.1048576.csv";
+  const std::string out = TempPath("A.json");
+  EXPECT_THAT(ImportPrinting({csv, "--out", out}),
+              HasSubstr("MiniMalloc instance, live peak"));
+  absl::StatusOr<Workload> workload = ReadWorkload(out);
+  ASSERT_TRUE(workload.ok()) << workload.status();
+  EXPECT_EQ(workload->memory_size(), 1048576);
+  EXPECT_EQ(workload->buffers_size(), 154);  // the CSV's rows
+
+  const std::string unnamed = WriteFile("packing.csv",
+                                        "id,lower,upper,size\na,0,2,8\n");
+  absl::Status status = RunImport({unnamed, "--out", out});
+  EXPECT_THAT(status.message(), HasSubstr("--memory-size"));
+  ASSERT_TRUE(RunImport({unnamed, "--out", out, "--memory-size", "8"}).ok());
+  const std::string bad = WriteFile("bad.64.csv",
+                                    "id,lower,upper,size\na,4,2,8\n");
+  status = RunImport({bad, "--out", out});
+  EXPECT_THAT(status.message(), HasSubstr(bad + ": line 2: needs 0 <= lower"));
 }
 
 TEST(ImportCommandTest, BadInputGivesErrorsNamingFileLineAndValue) {

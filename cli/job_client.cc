@@ -16,6 +16,7 @@
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/backoff.h"
+#include "common/rpc/client_channel.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace mmapzero::cli {
@@ -23,7 +24,6 @@ namespace {
 
 constexpr absl::Duration kDefaultDeadline = absl::Seconds(30);
 constexpr absl::Duration kWatchReconnectFor = absl::Minutes(1);
-constexpr int kMaxMessageBytes = 64 << 20;  // workloads can be megabytes
 
 std::string Env(const char* name) {
   const char* value = std::getenv(name);
@@ -124,11 +124,7 @@ absl::StatusOr<std::unique_ptr<JobClient>> JobClient::Connect(
 
 JobClient::JobClient(std::string address, absl::Duration deadline)
     : address_(std::move(address)), deadline_(deadline) {
-  grpc::ChannelArguments arguments;
-  arguments.SetMaxReceiveMessageSize(kMaxMessageBytes);
-  arguments.SetMaxSendMessageSize(kMaxMessageBytes);
-  stub_ = v1::JobService::NewStub(grpc::CreateCustomChannel(
-      address_, grpc::InsecureChannelCredentials(), arguments));
+  stub_ = v1::JobService::NewStub(rpc::MakeClientChannel(address_));
 }
 
 void JobClient::SetDeadline(grpc::ClientContext* context) const {

@@ -158,7 +158,8 @@ void Coordinator::NoteChangeLocked(int64_t job_id, bool best) {
 }
 
 absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
-    const v1::SubmitJobRequest& request) {
+    const v1::SubmitJobRequest& request,
+    const std::function<bool()>& caller_gone) {
   RETURN_IF_ERROR(CheckSubmittedWorkload(request));
   ASSIGN_OR_RETURN(const v1::Budget budget, CheckBudget(request.budget()));
   ASSIGN_OR_RETURN(const MuZeroConfig config, TrainingConfigOf(request));
@@ -177,6 +178,10 @@ absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
           absl::StrCat("start: ", verified.status().message()));
     }
     start = *std::move(verified);
+  }
+  if (caller_gone && caller_gone()) {
+    return absl::CancelledError(
+        "the caller went away during the seed solve; no job was made");
   }
 
   absl::MutexLock lock(&mu_);

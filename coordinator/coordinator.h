@@ -61,9 +61,14 @@ class Coordinator {
   static absl::StatusOr<std::unique_ptr<Coordinator>> Open(
       CoordinatorOptions options);
 
-  // JobService.
+  // JobService. `caller_gone`, when given, is asked after the seed solve
+  // (which may take seconds): once the caller has gone (cancelled, past its
+  // deadline, killed), no job is made, so a submit that failed for its
+  // caller never creates one later.
   absl::StatusOr<v1::SubmitJobResponse> SubmitJob(
-      const v1::SubmitJobRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
+      const v1::SubmitJobRequest& request,
+      const std::function<bool()>& caller_gone = nullptr)
+      ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<v1::ListJobsResponse> ListJobs(
       const v1::ListJobsRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<v1::JobStatus> GetJob(const v1::GetJobRequest& request)

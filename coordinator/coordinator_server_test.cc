@@ -77,6 +77,7 @@ class CoordinatorServerTest : public ::testing::Test {
     options.watch.min_interval = absl::Milliseconds(1);
     options.coordinator.data_dir = dir_.path();
     options.coordinator.seed_solver = seed_solver;
+    options.coordinator.heuristic_budget = seed_budget_;
     options.coordinator.heartbeat_interval = absl::Seconds(1);
     options.coordinator.lease_ttl = absl::Seconds(5);
     options.coordinator.clock = [this] { return clock_.Now(); };
@@ -193,6 +194,7 @@ class CoordinatorServerTest : public ::testing::Test {
 
   TestDir dir_;
   FakeClock clock_;
+  absl::Duration seed_budget_ = absl::Seconds(10);
   Workload workload_;
   std::unique_ptr<CoordinatorServer> server_;
   std::shared_ptr<grpc::Channel> channel_;
@@ -269,6 +271,24 @@ TEST_F(CoordinatorServerTest, SubmittedStartIsTheFirstBestOnlyWhenBetter) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), HasSubstr("start: "));
   EXPECT_EQ(ListedJobs(), jobs_before + 2);
+}
+
+// A caller that goes before its job exists (here its deadline passes during
+// a 1.5-s BRKGA seed solve) gets no job: once, a killed `mmapctl submit`
+// still created its job when the seed solve ended.
+TEST_F(CoordinatorServerTest, SubmitWhoseCallerWentAwayMakesNoJob) {
+  seed_budget_ = absl::Milliseconds(1500);
+  RestartServer("brkga");
+  const int jobs_before = ListedJobs();
+  v1::SubmitJobResponse response;
+  const grpc::Status status = jobs_->SubmitJob(
+      Deadlined(absl::Milliseconds(300)).get(), SmallRequest(), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  absl::SleepFor(absl::Milliseconds(2500));  // the seed solve has ended
+  EXPECT_EQ(ListedJobs(), jobs_before);
+  // With time enough, the same request makes its job.
+  EXPECT_FALSE(Submit().empty());
+  EXPECT_EQ(ListedJobs(), jobs_before + 1);
 }
 
 TEST_F(CoordinatorServerTest, BudgetDefaultsToTheMaximumWallTime) {
@@ -607,6 +627,25 @@ TEST_F(CoordinatorServerTest, BadWorkerRequestsAreRejectedClearly) {
   status = workers_->Heartbeat(Deadlined().get(), negative, &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), HasSubstr("jobs[0].games"));
+  // Bounded: entries, loss terms and text.
+  v1::HeartbeatRequest many;
+  many.set_worker_id(actor);
+  for (int i = 0; i < 1025; ++i) many.add_jobs();
+  status = workers_->Heartbeat(Deadlined().get(), many, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("jobs: at most 1024"));
+  v1::HeartbeatRequest wordy;
+  wordy.set_worker_id(actor);
+  v1::JobCounters* counters = wordy.add_jobs();
+  for (int i = 0; i < 65; ++i) {
+    (*counters->mutable_losses())["term" + std::to_string(i)] = 1;
+  }
+  status = workers_->Heartbeat(Deadlined().get(), wordy, &response);
+  EXPECT_THAT(status.error_message(), HasSubstr("jobs[0].losses: at most 64"));
+  counters->clear_losses();
+  counters->set_fatal_error(std::string(5000, 'e'));
+  status = workers_->Heartbeat(Deadlined().get(), wordy, &response);
+  EXPECT_THAT(status.error_message(), HasSubstr("jobs[0].fatal_error"));
 }
 
 TEST_F(CoordinatorServerTest, WatchStreamsProgressUntilTheJobIsFinal) {

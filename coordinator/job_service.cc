@@ -14,7 +14,11 @@ grpc::Status JobServiceImpl::SubmitJob(grpc::ServerContext* context,
                                        v1::SubmitJobResponse* response) {
   return ServeUnary(
       "SubmitJob", *context, observer_,
-      [&] { return coordinator_->SubmitJob(*request); }, response);
+      [&] {
+        return coordinator_->SubmitJob(
+            *request, [context] { return context->IsCancelled(); });
+      },
+      response);
 }
 
 grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext* context,

@@ -8,6 +8,10 @@ namespace mmapzero::coordinator {
 namespace {
 
 constexpr int32_t kMaxCapacity = 1024;
+// Loss terms a learner reports (four today) and the bytes of a job id,
+// a term's name or a fatal error, which the coordinator stores.
+constexpr int kMaxLossTerms = 64;
+constexpr size_t kMaxTextBytes = 4096;
 
 absl::Status NonNegative(absl::string_view field, int64_t value) {
   if (value >= 0) return absl::OkStatus();
@@ -101,9 +105,33 @@ absl::Status CheckRegister(const v1::RegisterRequest& request) {
 }
 
 absl::Status CheckHeartbeat(const v1::HeartbeatRequest& request) {
+  // A worker reports at most the jobs its capacity lets it hold; every entry
+  // costs the coordinator a lookup and a write under its lock.
+  if (request.jobs_size() > kMaxCapacity) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("jobs: at most ", kMaxCapacity, " entries, got ",
+                     request.jobs_size()));
+  }
   for (int i = 0; i < request.jobs_size(); ++i) {
     const v1::JobCounters& c = request.jobs(i);
     const std::string prefix = absl::StrCat("jobs[", i, "].");
+    if (c.losses_size() > kMaxLossTerms) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(prefix, "losses: at most ", kMaxLossTerms,
+                       " terms, got ", c.losses_size()));
+    }
+    for (const auto& [term, value] : c.losses()) {
+      if (term.size() > kMaxTextBytes) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            prefix, "losses: a term name of ", term.size(), " bytes"));
+      }
+    }
+    if (c.job_id().size() > kMaxTextBytes ||
+        c.fatal_error().size() > kMaxTextBytes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          prefix, c.job_id().size() > kMaxTextBytes ? "job_id" : "fatal_error",
+          ": at most ", kMaxTextBytes, " bytes"));
+    }
     for (const auto& [name, value] :
          {std::pair<const char*, int64_t>{"games", c.games()},
           {"moves", c.moves()},

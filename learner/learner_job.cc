@@ -10,6 +10,7 @@
 #include "common/model/network_checkpoint.h"
 #include "common/model/networks.h"
 #include "common/model/self_play.h"
+#include "common/rpc/crash_guard.h"
 #include "common/rpc/log_line.h"
 
 namespace mmapzero::learner {
@@ -70,12 +71,17 @@ absl::StatusOr<std::unique_ptr<LearnerJob>> LearnerJob::Start(
   }
   job->learner_ = *std::move(learner);
   if (HasCheckpoint(o.checkpoint_dir)) {
-    const absl::Status loaded = job->learner_->Load(o.checkpoint_dir);
+    std::string note;
+    const absl::Status loaded = job->learner_->Load(o.checkpoint_dir, &note);
     if (!loaded.ok()) {
       return absl::Status(
           loaded.code(),
           absl::StrCat(what, ": cannot resume from ", o.checkpoint_dir, ": ",
                        loaded.message()));
+    }
+    if (!note.empty()) {
+      LogLine("warning", "checkpoint_fallback",
+              {{"job", o.job_id}, {"reason", note}});
     }
   }
   const int64_t step = job->learner_->step();
@@ -97,7 +103,14 @@ absl::StatusOr<std::unique_ptr<LearnerJob>> LearnerJob::Start(
            {"budget", absl::StrCat(o.steps_budget)},
            {"checkpoint_dir", o.checkpoint_dir}});
   LearnerJob* raw = job.get();
-  job->thread_ = std::jthread([raw](std::stop_token stop) { raw->Run(stop); });
+  job->thread_ = std::jthread([raw](std::stop_token stop) {
+    const std::string crash =
+        rpc::RunCatchingCrash(raw->options_.job_id, [&] { raw->Run(stop); });
+    if (crash.empty()) return;
+    absl::MutexLock lock(&raw->mu_);
+    raw->progress_.fatal_error = crash;
+    raw->progress_.stopped = true;
+  });
   return job;
 }
 

@@ -64,6 +64,9 @@ struct LearnerProgress {
   bool stopped = false;          // the thread has ended (budget or Stop)
   std::string batch_error;       // the last refused batch, or wait
   std::string checkpoint_error;  // the last failed checkpoint
+  // What ended the thread when something escaped it (crash_guard.h); the
+  // worker reports it as the job's fatal error.
+  std::string fatal_error;
 };
 
 class LearnerJob {

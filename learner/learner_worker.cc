@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "common/rpc/crash_guard.h"
 #include "common/rpc/grpc_server.h"
 #include "common/rpc/log_line.h"
 
@@ -147,16 +148,21 @@ LearnerWorker::RunningJob LearnerWorker::StartJob(
   auto queue = std::make_unique<PrefetchQueue>(
       [sampler] { return sampler->Sample(); },
       PrefetchOptions{.capacity = options_.prefetch_batches});
-  absl::StatusOr<std::unique_ptr<LearnerJob>> job = LearnerJob::Start(
-      {.job_id = assignment.job_id(),
-       .config = config,
-       .steps_budget = assignment.learner_steps_budget(),
-       .checkpoint_dir =
-           absl::StrCat(options_.data_dir, "/learner/", assignment.job_id()),
-       .publish_interval = options_.publish_interval,
-       .checkpoint_interval = options_.checkpoint_interval,
-       .device = options_.device},
-      std::move(queue), parameters_.get(), metrics_.get());
+  absl::StatusOr<std::unique_ptr<LearnerJob>> job =
+      absl::InternalError("not started");
+  const std::string crash = rpc::RunCatchingCrash(assignment.job_id(), [&] {
+    job = LearnerJob::Start(
+        {.job_id = assignment.job_id(),
+         .config = config,
+         .steps_budget = assignment.learner_steps_budget(),
+         .checkpoint_dir =
+             absl::StrCat(options_.data_dir, "/learner/", assignment.job_id()),
+         .publish_interval = options_.publish_interval,
+         .checkpoint_interval = options_.checkpoint_interval,
+         .device = options_.device},
+        std::move(queue), parameters_.get(), metrics_.get());
+  });
+  if (!crash.empty()) job = absl::InternalError(crash);
   if (!job.ok()) {
     running.fatal_error = std::string(job.status().message());
     LogLine("error", "job_failed_to_start",
@@ -176,6 +182,9 @@ void LearnerWorker::Report() {
       counters.set_fatal_error(running.fatal_error);
     } else {
       const LearnerProgress progress = running.job->progress();
+      if (!progress.fatal_error.empty()) {
+        counters.set_fatal_error(progress.fatal_error);
+      }
       counters.set_learner_step(progress.step);
       counters.set_parameter_version(
           std::max<int64_t>(0, progress.parameter_version));

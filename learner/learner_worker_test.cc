@@ -208,9 +208,11 @@ class LearnerWorkerTest : public ::testing::Test {
     return false;
   }
 
+  // learner.txt's first line, "step N\n" (file checksums follow it).
   std::string CheckpointState(const std::string& job) {
     std::ifstream in(data_dir_.path() + "/learner/" + job + "/learner.txt");
-    return std::string(std::istreambuf_iterator<char>(in), {});
+    const std::string text(std::istreambuf_iterator<char>(in), {});
+    return text.substr(0, text.find('\n') + 1);
   }
 
   TestDir coordinator_dir_;

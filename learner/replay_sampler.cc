@@ -1,14 +1,12 @@
 #include "learner/replay_sampler.h"
 
 #include <grpcpp/client_context.h>
-#include <grpcpp/create_channel.h>
-#include <grpcpp/security/credentials.h>
-#include <grpcpp/support/channel_arguments.h>
 
 #include <chrono>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/rpc/client_channel.h"
 #include "common/rpc/grpc_status.h"
 #include "learner/window_positions.h"
 
@@ -26,10 +24,7 @@ void ReplaySampler::SetAddress(const std::string& address) {
   address_ = address;
   stub_.reset();
   if (address.empty()) return;
-  grpc::ChannelArguments arguments;
-  arguments.SetMaxReceiveMessageSize(64 << 20);  // batches of windows
-  stub_ = v1::ReplayService::NewStub(grpc::CreateCustomChannel(
-      address, grpc::InsecureChannelCredentials(), arguments));
+  stub_ = v1::ReplayService::NewStub(rpc::MakeClientChannel(address));
 }
 
 std::string ReplaySampler::address() const {

@@ -1,8 +1,6 @@
 #include "reanalyse/reanalyse_job.h"
 
 #include <grpcpp/client_context.h>
-#include <grpcpp/create_channel.h>
-#include <grpcpp/security/credentials.h>
 
 #include <chrono>
 #include <utility>
@@ -12,6 +10,7 @@
 #include "common/agent/trajectory_proto.h"
 #include "common/model/self_play.h"
 #include "common/rpc/backoff.h"
+#include "common/rpc/client_channel.h"
 #include "common/rpc/log_line.h"
 #include "common/solvers/search_budget.h"
 
@@ -43,7 +42,9 @@ absl::StatusOr<std::shared_ptr<ReanalyseJob>> ReanalyseJob::Start(
       new ReanalyseJob(job_id, options, config, std::move(networks->network),
                        std::move(networks->poller)));
   job->Update(assignment);
-  job->thread_ = std::jthread([raw = job.get()] { raw->Run(); });
+  job->thread_ = std::jthread([raw = job.get()] {
+    raw->RunGuarded(raw->job_id_, [raw] { raw->Run(); });
+  });
   return job;
 }
 
@@ -67,10 +68,7 @@ void ReanalyseJob::Update(const v1::Assignment& assignment) {
   address_ = assignment.replay_address();
   stub_.reset();
   if (!address_.empty()) {
-    grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(64 << 20);
-    stub_ = v1::ReplayService::NewStub(grpc::CreateCustomChannel(
-        address_, grpc::InsecureChannelCredentials(), args));
+    stub_ = v1::ReplayService::NewStub(rpc::MakeClientChannel(address_));
   }
 }
 

@@ -1,5 +1,7 @@
-// Writes a whole file through a temporary file renamed into place, so a
-// reader never sees half a file and a failed write leaves the old one.
+// Writes a whole file durably: through a temporary file that is flushed to
+// the disk (fsync) and renamed into place, then the directory is flushed
+// too, so that after a crash or power loss a reader finds either the old
+// file or the whole new one, never a torn or missing one.
 #ifndef MMAPZERO_COMMON_BASE_ATOMIC_FILE_H_
 #define MMAPZERO_COMMON_BASE_ATOMIC_FILE_H_
 
@@ -13,6 +15,9 @@ namespace mmapzero {
 // Errors name `path`; on error no temporary file is left behind.
 absl::Status WriteFileAtomically(const std::string& path,
                                  std::string_view contents);
+
+// Flushes `dir`'s entries (a rename or a new file in it) to the disk.
+absl::Status SyncDirectory(const std::string& dir);
 
 }  // namespace mmapzero
 

@@ -5,6 +5,10 @@
 namespace mmapzero::game {
 namespace {
 
+// `value` is an allocation's end, at most memory_size + size <= 2^49, and
+// `alignment` at most memory_size (CheckWorkload, workload_limits.h): no
+// overflow. Unbounded, an alignment near 2^62 wrapped this negative and the
+// search below never ended.
 int64_t AlignUp(int64_t value, int64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }

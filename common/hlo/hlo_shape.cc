@@ -5,11 +5,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/hlo/hlo_lexer.h"
+#include "common/workload/workload_limits.h"
 
 namespace mmapzero::hlo {
 namespace {
 
-constexpr int64_t kMaxBytes = int64_t{1} << 56;
+// Tuples nest this deep at most: real modules nest two or three levels, and
+// each level is one recursion and one scan for its closing bracket.
+constexpr int kMaxTupleDepth = 64;
 
 struct TypeBits {
   const char* name;
@@ -37,7 +40,17 @@ absl::Status ShapeError(std::string_view text, size_t pos,
                    std::string(text.substr(pos, 40)), "\""));
 }
 
-absl::StatusOr<HloShape> ParseTuple(std::string_view text, size_t* pos) {
+absl::StatusOr<HloShape> ParseShapeAt(std::string_view text, size_t* pos,
+                                      int depth);
+absl::StatusOr<HloShape> ParseWholeShape(std::string_view text, int depth);
+
+absl::StatusOr<HloShape> ParseTuple(std::string_view text, size_t* pos,
+                                    int depth) {
+  if (depth >= kMaxTupleDepth) {
+    return ShapeError(text, *pos,
+                      absl::StrCat("tuples nested deeper than ",
+                                   kMaxTupleDepth));
+  }
   const size_t close = FindClosing(text, *pos);
   if (close == std::string_view::npos) {
     return ShapeError(text, *pos, "unclosed tuple");
@@ -45,9 +58,13 @@ absl::StatusOr<HloShape> ParseTuple(std::string_view text, size_t* pos) {
   HloShape shape;
   shape.kind = HloShape::Kind::kTuple;
   std::string_view inner = text.substr(*pos + 1, close - *pos - 1);
+  int64_t bytes = 0;
   for (std::string_view piece : SplitTopLevel(inner, ',')) {
-    auto element = ParseShapeText(piece);
+    auto element = ParseWholeShape(piece, depth + 1);
     if (!element.ok()) return element.status();
+    // Each element is at most kMaxBytes: the sum cannot overflow first.
+    bytes += element->ByteSize();
+    if (bytes > kMaxBytes) return ShapeError(text, *pos, "tuple too large");
     shape.elements.push_back(*std::move(element));
   }
   *pos = close + 1;
@@ -163,10 +180,13 @@ std::string HloShape::ToString() const {
   return "";
 }
 
-absl::StatusOr<HloShape> ParseShape(std::string_view text, size_t* pos) {
+namespace {
+
+absl::StatusOr<HloShape> ParseShapeAt(std::string_view text, size_t* pos,
+                                      int depth) {
   SkipBlanks(text, pos);
   if (*pos >= text.size()) return ShapeError(text, *pos, "missing shape");
-  if (text[*pos] == '(') return ParseTuple(text, pos);
+  if (text[*pos] == '(') return ParseTuple(text, pos, depth);
   size_t end = *pos;
   while (end < text.size() &&
          std::isalnum(static_cast<unsigned char>(text[end]))) {
@@ -202,13 +222,23 @@ absl::StatusOr<HloShape> ParseShape(std::string_view text, size_t* pos) {
   return shape;
 }
 
-absl::StatusOr<HloShape> ParseShapeText(std::string_view text) {
+absl::StatusOr<HloShape> ParseWholeShape(std::string_view text, int depth) {
   size_t pos = 0;
-  auto shape = ParseShape(text, &pos);
+  auto shape = ParseShapeAt(text, &pos, depth);
   if (!shape.ok()) return shape.status();
   SkipBlanks(text, &pos);
   if (pos != text.size()) return ShapeError(text, pos, "text after the shape");
   return shape;
+}
+
+}  // namespace
+
+absl::StatusOr<HloShape> ParseShape(std::string_view text, size_t* pos) {
+  return ParseShapeAt(text, pos, /*depth=*/0);
+}
+
+absl::StatusOr<HloShape> ParseShapeText(std::string_view text) {
+  return ParseWholeShape(text, /*depth=*/0);
 }
 
 }  // namespace mmapzero::hlo

@@ -1,5 +1,7 @@
 #include "common/hlo/hlo_shape.h"
 
+#include <string>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -62,6 +64,25 @@ TEST(HloShapeTest, BadShapesAreErrors) {
   EXPECT_THAT(
       ParseShapeText("f32[99999999,99999999,99999999]").status().message(),
       HasSubstr("too large"));
+  // 2^48 bytes is the most anything accepts (workload_limits.h).
+  EXPECT_EQ(Bytes("u8[281474976710656]"), int64_t{1} << 48);
+  EXPECT_THAT(ParseShapeText("u8[281474976710657]").status().message(),
+              HasSubstr("too large"));
+  EXPECT_THAT(ParseShapeText("(u8[281474976710656], u8[1])").status().message(),
+              HasSubstr("tuple too large"));
+}
+
+// Deep nesting is an error, not a stack overflow: 100,000 levels of tuple
+// once crashed `mmapctl import` (one recursion per level).
+TEST(HloShapeTest, DeeplyNestedTuplesAreAnErrorNotACrash) {
+  const auto nested = [](int depth) {
+    return std::string(depth, '(') + "f32[2]" + std::string(depth, ')');
+  };
+  EXPECT_EQ(Bytes(nested(64).c_str()), 8);
+  EXPECT_THAT(ParseShapeText(nested(65)).status().message(),
+              HasSubstr("nested deeper than 64"));
+  EXPECT_THAT(ParseShapeText(nested(100000)).status().message(),
+              HasSubstr("nested deeper than 64"));
 }
 
 }  // namespace

@@ -48,9 +48,7 @@ class SharedModulesTest : public ::testing::TestWithParam<Expected> {};
 TEST_P(SharedModulesTest, ImportsWithIndependentlyDerivedFigures) {
   const Expected& expected = GetParam();
   const std::string path = kDir + "/" + expected.file;
-  if (!std::filesystem::exists(path)) {
-    GTEST_SKIP() << path << " not found: the shared HLO modules are missing";
-  }
+  ASSERT_TRUE(std::filesystem::exists(path)) << path;
   HloImportOptions options = TestOptions();
   auto result = ImportHloFile(path, options);
   ASSERT_TRUE(result.ok()) << result.status();
@@ -89,9 +87,7 @@ TEST_P(SharedModulesTest, ImportsWithIndependentlyDerivedFigures) {
 
 TEST(SharedLlamaTest, AliasesLoopStateAndUpdatedParameters) {
   const std::string path = kDir + "/hlo_llama3_8b_cp_bf16_1x4.hlo";
-  if (!std::filesystem::exists(path)) {
-    GTEST_SKIP() << path << " not found: the shared HLO modules are missing";
-  }
+  ASSERT_TRUE(std::filesystem::exists(path)) << path;
   auto result = ImportHloFile(path, TestOptions());
   ASSERT_TRUE(result.ok()) << result.status();
   absl::flat_hash_set<int> groups;

@@ -156,8 +156,9 @@ absl::Status Learner::Save(const std::string& dir) const {
   return SaveLearnerCheckpoint(dir, network_, *optimizer_, step_, replay_);
 }
 
-absl::Status Learner::Load(const std::string& dir) {
-  return LoadLearnerCheckpoint(dir, network_, *optimizer_, &step_, replay_);
+absl::Status Learner::Load(const std::string& dir, std::string* note) {
+  return LoadLearnerCheckpoint(dir, network_, *optimizer_, &step_, replay_,
+                               note);
 }
 
 }  // namespace mmapzero::model

@@ -77,7 +77,8 @@ class Learner {
   // Everything Step depends on, into / from directory `dir`
   // (learner_checkpoint.h). Load needs a learner built with the same sizes.
   absl::Status Save(const std::string& dir) const;
-  absl::Status Load(const std::string& dir);
+  // `note`: as LoadLearnerCheckpoint's (a fallback to the previous one).
+  absl::Status Load(const std::string& dir, std::string* note = nullptr);
 
   // Demonstrations (demonstration.h), not owned: from now on the last
   // round(training.demonstration_fraction * batch_size) positions of every

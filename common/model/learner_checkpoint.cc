@@ -3,9 +3,13 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <system_error>
+#include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "common/base/atomic_file.h"
 #include "common/base/status_macros.h"
 #include "common/model/network_checkpoint.h"
@@ -40,6 +44,36 @@ absl::Status SaveOptimizer(torch::optim::Optimizer& optimizer,
   return WriteFileAtomically(path, bytes.str());
 }
 
+// FNV-1a, 64 bits: enough to tell a torn or overwritten file from the one
+// written (not a defence against a deliberate forgery).
+uint64_t Fnv1a(std::string_view bytes) {
+  uint64_t hash = 14695981039346656037ull;
+  for (const char c : bytes) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+absl::StatusOr<std::string> ReadWhole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("learner checkpoint ", path, ": cannot open"));
+  }
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+// "file <name> <bytes> <hash>" for `name` in `dir`.
+absl::StatusOr<std::string> FileLine(const std::string& dir,
+                                     const std::string& name) {
+  ASSIGN_OR_RETURN(const std::string bytes, ReadWhole(dir + "/" + name));
+  return absl::StrFormat("file %s %d %016x\n", name, bytes.size(),
+                         Fnv1a(bytes));
+}
+
 absl::Status WriteAll(const std::string& dir, const MuZeroNetwork& network,
                       torch::optim::Optimizer& optimizer, int64_t step,
                       const agent::ReplayBuffer* replay) {
@@ -50,48 +84,53 @@ absl::Status WriteAll(const std::string& dir, const MuZeroNetwork& network,
   }
   RETURN_IF_ERROR(SaveCheckpoint(network, dir + "/" + kNetwork));
   RETURN_IF_ERROR(SaveOptimizer(optimizer, dir + "/" + kOptimizer));
-  if (replay != nullptr) RETURN_IF_ERROR(replay->Save(dir + "/" + kReplay));
-  return WriteFileAtomically(dir + "/" + kState,
-                             absl::StrCat("step ", step, "\n"));
-}
-
-}  // namespace
-
-absl::Status SaveLearnerCheckpoint(const std::string& dir,
-                                   const MuZeroNetwork& network,
-                                   torch::optim::Optimizer& optimizer,
-                                   int64_t step,
-                                   const agent::ReplayBuffer* replay) {
-  const std::string tmp = dir + ".tmp";
-  const std::string old = dir + ".old";
-  RETURN_IF_ERROR(WriteAll(tmp, network, optimizer, step, replay));
-  std::error_code error;
-  fs::remove_all(old, error);
-  if (fs::exists(dir)) {
-    fs::rename(dir, old, error);
-    if (error) return FsError("cannot move aside", dir, error);
+  std::vector<std::string> files = {kNetwork, kOptimizer};
+  if (replay != nullptr) {
+    RETURN_IF_ERROR(replay->Save(dir + "/" + kReplay));
+    files.push_back(kReplay);
   }
-  fs::rename(tmp, dir, error);
-  if (error) return FsError("cannot rename into place", dir, error);
-  fs::remove_all(old, error);
-  return absl::OkStatus();
+  std::string state = absl::StrCat("step ", step, "\n");
+  for (const std::string& name : files) {
+    ASSIGN_OR_RETURN(const std::string line, FileLine(dir, name));
+    state += line;
+  }
+  return WriteFileAtomically(dir + "/" + kState, state);
 }
 
-absl::Status LoadLearnerCheckpoint(const std::string& requested,
-                                   MuZeroNetwork& network,
-                                   torch::optim::Optimizer& optimizer,
-                                   int64_t* step, agent::ReplayBuffer* replay) {
-  std::string dir = requested;
-  if (!fs::exists(dir) && fs::exists(dir + ".old")) dir += ".old";
+// Reads learner.txt in `dir`: the step, after checking every file it lists
+// against its size and checksum. A checkpoint from before the checksums
+// (a step line alone) is taken as it is.
+absl::StatusOr<int64_t> VerifiedStep(const std::string& dir) {
   const std::string state_path = dir + "/" + kState;
   std::ifstream state(state_path);
   std::string word;
-  int64_t loaded_step = -1;
-  if (!state || !(state >> word >> loaded_step) || word != "step" ||
-      loaded_step < 0) {
+  int64_t step = -1;
+  if (!state || !(state >> word >> step) || word != "step" || step < 0) {
     return absl::NotFoundError(absl::StrCat("learner checkpoint ", state_path,
                                             ": missing or malformed"));
   }
+  std::string name, hash;
+  int64_t size = 0;
+  while (state >> word) {
+    if (word != "file" || !(state >> name >> size >> hash) ||
+        name.find('/') != std::string::npos) {
+      return absl::DataLossError(absl::StrCat(
+          "learner checkpoint ", state_path, ": malformed file line"));
+    }
+    ASSIGN_OR_RETURN(const std::string line, FileLine(dir, name));
+    if (line != absl::StrFormat("file %s %d %s\n", name, size, hash)) {
+      return absl::DataLossError(absl::StrCat(
+          "learner checkpoint ", dir, "/", name,
+          ": size or checksum differs from learner.txt (torn or damaged)"));
+    }
+  }
+  return step;
+}
+
+absl::Status LoadFrom(const std::string& dir, MuZeroNetwork& network,
+                      torch::optim::Optimizer& optimizer, int64_t* step,
+                      agent::ReplayBuffer* replay) {
+  ASSIGN_OR_RETURN(const int64_t loaded_step, VerifiedStep(dir));
   RETURN_IF_ERROR(LoadCheckpoint(dir + "/" + kNetwork, network));
   const std::string optimizer_path = dir + "/" + kOptimizer;
   try {
@@ -105,6 +144,59 @@ absl::Status LoadLearnerCheckpoint(const std::string& requested,
   }
   if (replay != nullptr) RETURN_IF_ERROR(replay->Restore(dir + "/" + kReplay));
   *step = loaded_step;
+  return absl::OkStatus();
+}
+
+std::string ParentOf(const std::string& dir) {
+  const fs::path parent = fs::path(dir).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+}  // namespace
+
+absl::Status SaveLearnerCheckpoint(const std::string& dir,
+                                   const MuZeroNetwork& network,
+                                   torch::optim::Optimizer& optimizer,
+                                   int64_t step,
+                                   const agent::ReplayBuffer* replay) {
+  const std::string tmp = dir + ".tmp";
+  const std::string old = dir + ".old";
+  RETURN_IF_ERROR(WriteAll(tmp, network, optimizer, step, replay));
+  RETURN_IF_ERROR(SyncDirectory(tmp));
+  std::error_code error;
+  fs::remove_all(old, error);
+  if (fs::exists(dir)) {
+    fs::rename(dir, old, error);
+    if (error) return FsError("cannot move aside", dir, error);
+  }
+  fs::rename(tmp, dir, error);
+  if (error) return FsError("cannot rename into place", dir, error);
+  // The previous checkpoint stays as "<dir>.old": the fallback should the
+  // new one turn out damaged.
+  return SyncDirectory(ParentOf(dir));
+}
+
+absl::Status LoadLearnerCheckpoint(const std::string& dir,
+                                   MuZeroNetwork& network,
+                                   torch::optim::Optimizer& optimizer,
+                                   int64_t* step, agent::ReplayBuffer* replay,
+                                   std::string* note) {
+  if (note != nullptr) note->clear();
+  const absl::Status newest = LoadFrom(dir, network, optimizer, step, replay);
+  const std::string previous = dir + ".old";
+  if (newest.ok() || !fs::exists(previous)) return newest;
+  const absl::Status fallback =
+      LoadFrom(previous, network, optimizer, step, replay);
+  if (!fallback.ok()) {
+    return absl::Status(newest.code(),
+                        absl::StrCat(newest.message(), "; the previous one, ",
+                                     previous, ", fails too: ",
+                                     fallback.message()));
+  }
+  if (note != nullptr) {
+    *note = absl::StrCat("resumed from the previous checkpoint ", previous,
+                         " (step ", *step, "): ", newest.message());
+  }
   return absl::OkStatus();
 }
 

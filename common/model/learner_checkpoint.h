@@ -3,11 +3,13 @@
 //   optimizer.pt   Adam's state (moments and per-parameter step counts),
 //   replay.bin     the replay snapshot with its sampling generator (absent
 //                  for a learner whose replay is a service: null replay),
-//   learner.txt    "step <n>", written last.
-// Atomicity: everything is written into "<dir>.tmp", then the old
-// directory is moved to "<dir>.old", the new one renamed into place and the
-// old one removed; a crash between the two renames leaves "<dir>.old",
-// which Load falls back to when "<dir>" is missing.
+//   learner.txt    "step <n>", then "file <name> <bytes> <fnv1a-64 hex>" for
+//                  each file above: written last, it vouches for the rest.
+// Durability: everything is written and flushed (fsync) into "<dir>.tmp";
+// the previous checkpoint moves to "<dir>.old", the new one is renamed into
+// place and the parent folder flushed. The previous one is kept: Load falls
+// back to "<dir>.old" when "<dir>" is missing, torn (a size or checksum
+// that does not match) or unreadable, and says so in `note`.
 #ifndef MMAPZERO_COMMON_MODEL_LEARNER_CHECKPOINT_H_
 #define MMAPZERO_COMMON_MODEL_LEARNER_CHECKPOINT_H_
 
@@ -29,11 +31,14 @@ absl::Status SaveLearnerCheckpoint(const std::string& dir,
                                    const agent::ReplayBuffer* replay);
 
 // Loads into existing objects of the same sizes (errors name the file);
-// a null `replay` leaves any replay.bin unread.
+// a null `replay` leaves any replay.bin unread. When the newest checkpoint
+// is damaged and the previous one loads, `note` (if given) says why the
+// newest was passed over; it is left empty otherwise.
 absl::Status LoadLearnerCheckpoint(const std::string& dir,
                                    MuZeroNetwork& network,
                                    torch::optim::Optimizer& optimizer,
-                                   int64_t* step, agent::ReplayBuffer* replay);
+                                   int64_t* step, agent::ReplayBuffer* replay,
+                                   std::string* note = nullptr);
 
 }  // namespace mmapzero::model
 

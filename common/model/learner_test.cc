@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -263,12 +264,16 @@ TEST(LearnerTest, StepOnGivenPositionsMatchesWindowsOfWholeGames) {
   EXPECT_EQ((*windowed)->step(), 2);
 }
 
+// Two positions of one synthetic game: a batch for a learner without replay.
+std::vector<agent::SampledPosition> TwoPositions() {
+  auto game = std::make_shared<agent::Trajectory>(Synthetic(1, 10));
+  return {{0, 0, game}, {0, 5, game}};
+}
+
 // A learner without a replay checkpoints and resumes without replay.bin.
 TEST(LearnerTest, CheckpointWithoutReplayResumesTheStep) {
   const std::string dir = ::testing::TempDir() + "/learner_no_replay";
-  auto game = std::make_shared<agent::Trajectory>(Synthetic(1, 10));
-  const std::vector<agent::SampledPosition> batch = {{0, 0, game},
-                                                     {0, 5, game}};
+  const std::vector<agent::SampledPosition> batch = TwoPositions();
   auto a = Learner::Create(SmallTraining(), 0.997, MakeNetwork(5), nullptr);
   ASSERT_TRUE(a.ok());
   for (int i = 0; i < 3; ++i) ASSERT_TRUE((*a)->Step(batch).ok());
@@ -280,6 +285,39 @@ TEST(LearnerTest, CheckpointWithoutReplayResumesTheStep) {
   ASSERT_TRUE(loaded.ok()) << loaded;
   EXPECT_EQ((*b)->step(), 3);
   EXPECT_EQ((*b)->Step(batch)->total, next_a);
+}
+
+// A torn newest checkpoint (here its optimizer file cut short, as a crash
+// mid-write on a disk without the fsyncs would leave it) is caught by the
+// checksums in learner.txt; Load falls back to the previous checkpoint and
+// says so. With both damaged, the error names both.
+TEST(LearnerTest, DamagedNewestCheckpointFallsBackToThePreviousOne) {
+  const std::string dir = ::testing::TempDir() + "/learner_fallback";
+  const std::vector<agent::SampledPosition> batch = TwoPositions();
+  auto a = Learner::Create(SmallTraining(), 0.997, MakeNetwork(5), nullptr);
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE((*a)->Step(batch).ok());
+  ASSERT_TRUE((*a)->Save(dir).ok());  // step 1: becomes the previous one
+  ASSERT_TRUE((*a)->Step(batch).ok());
+  ASSERT_TRUE((*a)->Save(dir).ok());  // step 2: the newest
+  std::filesystem::resize_file(dir + "/optimizer.pt",
+                               std::filesystem::file_size(dir + "/optimizer.pt") / 2);
+
+  auto b = Learner::Create(SmallTraining(), 0.997, MakeNetwork(6), nullptr);
+  ASSERT_TRUE(b.ok());
+  std::string note;
+  const absl::Status loaded = (*b)->Load(dir, &note);
+  ASSERT_TRUE(loaded.ok()) << loaded;
+  EXPECT_EQ((*b)->step(), 1);
+  EXPECT_THAT(note, ::testing::HasSubstr("previous checkpoint"));
+  EXPECT_THAT(note, ::testing::HasSubstr("optimizer.pt"));
+  EXPECT_THAT(note, ::testing::HasSubstr("checksum"));
+
+  std::filesystem::resize_file(dir + ".old/network.pt", 10);
+  const absl::Status both = (*b)->Load(dir, &note);
+  EXPECT_EQ(both.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(both.message(), ::testing::HasSubstr("optimizer.pt"));
+  EXPECT_THAT(both.message(), ::testing::HasSubstr(".old/network.pt"));
 }
 
 }  // namespace

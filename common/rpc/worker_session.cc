@@ -1,15 +1,15 @@
 #include "common/rpc/worker_session.h"
 
 #include <grpcpp/client_context.h>
-#include <grpcpp/create_channel.h>
-#include <grpcpp/security/credentials.h>
 
 #include <algorithm>
 #include <chrono>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/rpc/backoff.h"
+#include "common/rpc/client_channel.h"
 #include "common/rpc/grpc_status.h"
 #include "common/rpc/log_line.h"
 
@@ -61,8 +61,7 @@ absl::StatusOr<std::unique_ptr<WorkerSession>> WorkerSession::Start(
 
 WorkerSession::WorkerSession(WorkerSessionOptions options)
     : options_(std::move(options)),
-      channel_(grpc::CreateChannel(options_.coordinator,
-                                   grpc::InsecureChannelCredentials())),
+      channel_(MakeClientChannel(options_.coordinator)),
       stub_(v1::WorkerService::NewStub(channel_)) {}
 
 WorkerSession::~WorkerSession() { Stop(); }
@@ -97,6 +96,14 @@ void WorkerSession::Run(std::stop_token stop) {
       wait = backoff.Next();
     }
     absl::MutexLock lock(&mu_);
+    if (!assignments_.empty()) {
+      const absl::Time now = absl::Now();
+      if (now >= leases_end_) {
+        DropAssignmentsLocked("lease_expired");
+      } else {
+        wait = std::min(wait, leases_end_ - now);  // wake to fence in time
+      }
+    }
     mu_.AwaitWithTimeout(absl::Condition(&stopping_), wait);
     if (stopping_) return;
   }
@@ -124,6 +131,7 @@ bool WorkerSession::RegisterOnce() {
   if (response.heartbeat_interval_ms() > 0) {
     interval_ = absl::Milliseconds(response.heartbeat_interval_ms());
   }
+  lease_ttl_ = absl::Milliseconds(std::max<int64_t>(0, response.lease_ttl_ms()));
   LogLine("info", "registered",
           {{"worker_id", worker_id_},
            {"coordinator", options_.coordinator},
@@ -143,11 +151,15 @@ bool WorkerSession::HeartbeatOnce() {
   v1::HeartbeatResponse response;
   grpc::ClientContext context;
   SetDeadline(&context, options_.rpc_deadline);
+  // The coordinator renews the leases when it receives this, so they last
+  // at least lease_ttl from now.
+  const absl::Time sent = absl::Now();
   const grpc::Status status = stub_->Heartbeat(&context, request, &response);
   absl::MutexLock lock(&mu_);
   if (status.error_code() == grpc::StatusCode::NOT_FOUND) {
     LogLine("warning", "worker_forgotten", {{"worker_id", worker_id_}});
     worker_id_.clear();  // register again on the next round
+    if (!assignments_.empty()) DropAssignmentsLocked("worker_forgotten");
     return true;
   }
   if (!status.ok()) {
@@ -161,6 +173,8 @@ bool WorkerSession::HeartbeatOnce() {
   if (response.heartbeat_interval_ms() > 0) {
     interval_ = absl::Milliseconds(response.heartbeat_interval_ms());
   }
+  leases_end_ = lease_ttl_ > absl::ZeroDuration() ? sent + lease_ttl_
+                                                  : absl::InfiniteFuture();
   std::vector<v1::Assignment> assignments;
   for (const v1::Assignment& assignment : response.assignments()) {
     assignments.push_back(Filled(assignment, &job_cache_));
@@ -179,6 +193,20 @@ bool WorkerSession::HeartbeatOnce() {
     changed_.SignalAll();
   }
   return true;
+}
+
+void WorkerSession::DropAssignmentsLocked(const char* why) {
+  std::vector<std::string> jobs;
+  for (const v1::Assignment& assignment : assignments_) {
+    jobs.push_back(assignment.job_id());
+  }
+  LogLine("warning", why,
+          {{"worker_id", worker_id_},
+           {"stopped_jobs", absl::StrJoin(jobs, ",")},
+           {"lease_ttl_ms", absl::StrCat(absl::ToInt64Milliseconds(lease_ttl_))}});
+  assignments_.clear();
+  ++version_;
+  changed_.SignalAll();
 }
 
 std::string WorkerSession::worker_id() const {
@@ -211,8 +239,15 @@ int64_t WorkerSession::heartbeats() const {
 }
 
 void WorkerSession::SetCounters(const v1::JobCounters& counters) {
+  // The coordinator refuses a heartbeat whose fatal error passes 4 KB
+  // (request_checks.cc); a long one must not cost the worker its leases.
+  constexpr size_t kMaxFatalError = 4000;
   absl::MutexLock lock(&mu_);
-  counters_[counters.job_id()] = counters;
+  v1::JobCounters& kept = counters_[counters.job_id()];
+  kept = counters;
+  if (kept.fatal_error().size() > kMaxFatalError) {
+    kept.mutable_fatal_error()->resize(kMaxFatalError);
+  }
 }
 
 void WorkerSession::ClearCounters(const std::string& job_id) {

@@ -8,9 +8,17 @@
 //
 // Every call has a deadline. While the coordinator is away, registration
 // and heartbeats are retried with backoff (backoff.h) and the last
-// assignments are kept, so workers go on with their jobs; a coordinator
-// that answers NOT_FOUND for the worker id (it lost the worker, e.g. after
-// a long outage) gets a fresh registration. Thread-safe.
+// assignments are kept while their leases last, so workers go on with
+// their jobs through a short outage. Fencing: a lease lives lease_ttl from
+// the coordinator's receipt of a heartbeat, so the session counts it from
+// the moment it sent its last answered heartbeat (never later than the
+// coordinator's count); once that has passed with no answer, the
+// coordinator may have given the jobs to another worker, and the session
+// drops every assignment (log line `lease_expired`), so that its worker
+// stops them instead of training or reporting beside their new owner. A
+// coordinator that answers NOT_FOUND for the worker id (it lost the
+// worker, e.g. after a long outage) has dropped its leases too: the
+// assignments go, and the session registers afresh. Thread-safe.
 #ifndef MMAPZERO_COMMON_RPC_WORKER_SESSION_H_
 #define MMAPZERO_COMMON_RPC_WORKER_SESSION_H_
 
@@ -80,6 +88,8 @@ class WorkerSession {
   void Run(std::stop_token stop);
   bool RegisterOnce() ABSL_LOCKS_EXCLUDED(mu_);
   bool HeartbeatOnce() ABSL_LOCKS_EXCLUDED(mu_);
+  // Drops the assignments (their leases are gone), logging `why`.
+  void DropAssignmentsLocked(const char* why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const WorkerSessionOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
@@ -88,6 +98,10 @@ class WorkerSession {
   mutable absl::Mutex mu_;
   std::string worker_id_ ABSL_GUARDED_BY(mu_);
   absl::Duration interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(2);
+  // From Register; zero until then (no fencing without a known TTL).
+  absl::Duration lease_ttl_ ABSL_GUARDED_BY(mu_);
+  // When the leases of the current assignments end, at the latest.
+  absl::Time leases_end_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
   std::vector<v1::Assignment> assignments_ ABSL_GUARDED_BY(mu_);
   // job id -> (workload, config) from the first assignment that had them.
   absl::flat_hash_map<std::string, v1::Assignment> job_cache_

@@ -34,7 +34,7 @@ inline bool OverlapInBytes(const Allocation& a, int64_t offset, int64_t size) {
 // buffer in which group.
 using AliasTensors = absl::flat_hash_set<std::pair<int, int>>;
 
-// Members of one alias group share one allocation (spec 4.4): rectangles of
+// Members of one alias group share one allocation (rules §4.4): rectangles of
 // the same group at the same bytes may overlap in time, and so may a group
 // member's rectangle and any rectangle, at the same bytes, of a tensor that
 // has a buffer in the group (an operand kept in place by NoCopy lends its

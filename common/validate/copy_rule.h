@@ -1,4 +1,4 @@
-// The copy interval the rules choose (spec 4.1), given the supply left and
+// The copy interval the rules choose (rules §4.1), given the supply left and
 // the copy intervals made so far:
 //  - prefetch of an operand used at u: copy steps [s, u-1] with the LATEST
 //    s >= live_range.start whose steps' remaining supply covers the demand

@@ -1,5 +1,5 @@
 // Matches a solution's decisions to the workload's buffers and checks the
-// list itself: every buffer decided exactly once, in decision order (spec 3,
+// list itself: every buffer decided exactly once, in decision order (rules §3,
 // proto/solution.proto). The replay then reads decisions by buffer id.
 #ifndef MMAPZERO_COMMON_VALIDATE_DECISION_LIST_H_
 #define MMAPZERO_COMMON_VALIDATE_DECISION_LIST_H_

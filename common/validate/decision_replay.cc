@@ -59,7 +59,7 @@ std::vector<double> InitialSupply(const ReferenceLatency& latency) {
   return supply;
 }
 
-// The latest fast-memory allocation of a tensor (spec 4.2): the one ending
+// The latest fast-memory allocation of a tensor (rules §4.2): the one ending
 // last; ties go to the later decision.
 struct TensorAllocation {
   int last_step = 0;
@@ -67,7 +67,7 @@ struct TensorAllocation {
   int buffer_id = -1;
 };
 
-// The decision of an alias group: its first decided member's (spec 4.4).
+// The decision of an alias group: its first decided member's (rules §4.4).
 struct AliasDecision {
   int buffer_id = -1;
   bool fast = false;
@@ -140,7 +140,7 @@ class Replay {
     DecideAlias(b, /*fast=*/false, 0);
   }
 
-  // Spec 4.1. I(b) follows from the copy steps; the offset is the lowest free.
+  // Rules §4.1. I(b) follows from the copy steps; the offset is the lowest free.
   void ApplyCopy(int b, const BufferDecision& d) {
     const int use = workload_.buffers(b).target_time();
     const double demand = latency_.Demand(b);
@@ -269,14 +269,14 @@ class Replay {
     copy_steps_[b] = steps;
   }
 
-  // Spec 4.2: an output kept in fast memory holds its whole live range.
+  // Rules §4.2: an output kept in fast memory holds its whole live range.
   void ApplyNoCopyOutput(int b, const BufferDecision& d) {
     RejectCopySteps(b, d);
     const LiveRange& live = workload_.buffers(b).live_range();
     Place(b, d, CheckInterval(b, d, {live.start(), live.end()}));
   }
 
-  // Spec 4.2: an operand kept in fast memory extends its tensor's latest
+  // Rules §4.2: an operand kept in fast memory extends its tensor's latest
   // allocation over (s, u] at the same offset.
   void ApplyNoCopyOperand(int b, const BufferDecision& d) {
     RejectCopySteps(b, d);
@@ -393,7 +393,7 @@ class Replay {
     Record(b, d);
   }
 
-  // Spec 4.4: the first decided member decides the group.
+  // Rules §4.4: the first decided member decides the group.
   void DecideAlias(int b, bool fast, int64_t offset) {
     const Buffer& buffer = workload_.buffers(b);
     if (!buffer.has_alias_id()) return;

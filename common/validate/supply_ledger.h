@@ -1,4 +1,4 @@
-// The remaining copy supply W[t] per time step (spec 4.1): starts at
+// The remaining copy supply W[t] per time step (rules §4.1): starts at
 // supply_t; a copy takes its demand from the steps nearest to the use, each
 // step fully and the last one only in part, so a later copy may share that
 // last step.

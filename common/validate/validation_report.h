@@ -22,12 +22,12 @@ inline constexpr char kRuleUnknownAction[] = "unknown_action";
 inline constexpr char kRuleIntervalShape[] = "interval_shape";
 inline constexpr char kRuleOffsetRange[] = "offset_range";
 inline constexpr char kRuleOffsetAlignment[] = "offset_alignment";
-// Offset free and legal, but not the lowest free aligned one (spec 4.1).
+// Offset free and legal, but not the lowest free aligned one (rules §4.1).
 inline constexpr char kRuleOffsetNotLowest[] = "offset_not_lowest";
 inline constexpr char kRuleAllocationOverlap[] = "allocation_overlap";
 inline constexpr char kRuleCopyIntervalOverlap[] = "copy_interval_overlap";
 inline constexpr char kRuleSupplyOverdrawn[] = "supply_overdrawn";
-// Copy interval legal, but not the latest start / earliest end (spec 4.1).
+// Copy interval legal, but not the latest start / earliest end (rules §4.1).
 inline constexpr char kRuleCopyIntervalNotRule[] = "copy_interval_not_rule";
 inline constexpr char kRuleAliasGroup[] = "alias_group";
 inline constexpr char kRuleNoCopyWithoutAllocation[] =
@@ -59,7 +59,7 @@ struct ValidationReport {
   // workload.
   std::vector<Violation> warnings;
   ActionCounts actions;
-  // Recomputed from the workload alone (spec 4.6 and 6), even when invalid.
+  // Recomputed from the workload alone (rules §4.6 and §6), even when invalid.
   double return_us = 0.0;            // sum_t L_t({}) - L_t(S_t)
   double normalised_return = 0.0;    // return / sum_t L_t({}) - L_t(all)
   double latency_us = 0.0;           // sum_t L_t(S_t)

@@ -183,7 +183,7 @@ bool IsAllocation(const BufferDecision& decision) {
 }
 
 // An offset without an interval is accepted for NO_COPY only: an empty
-// extension (spec 4.2) that says where the data stays and holds nothing new.
+// extension (rules §4.2) that says where the data stays and holds nothing new.
 absl::Status CheckAllocation(const Workload& workload, int index,
                              const BufferDecision& decision) {
   const int last = workload.instructions_size() - 1;

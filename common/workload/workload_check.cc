@@ -6,6 +6,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/base/status_macros.h"
+#include "common/workload/workload_limits.h"
 
 namespace mmapzero {
 namespace {
@@ -16,6 +18,15 @@ absl::Status FieldError(const std::string& field, const std::string& what) {
 
 std::string BufferField(int index, const char* name) {
   return absl::StrCat("buffers[", index, "].", name);
+}
+
+// A name, opcode or provenance entry longer than kMaxNameLength.
+absl::Status CheckLength(const std::string& field, const std::string& text) {
+  if (text.size() <= static_cast<size_t>(kMaxNameLength)) {
+    return absl::OkStatus();
+  }
+  return FieldError(field, absl::StrCat("at most ", kMaxNameLength,
+                                        " bytes, got ", text.size()));
 }
 
 bool HasLatencyModel(const Instruction& instruction) {
@@ -46,12 +57,23 @@ absl::Status CheckHardware(const Workload& workload) {
     return FieldError("hardware.peak_tflops",
                       absl::StrCat("must be >= 0, got ", hw.peak_tflops()));
   }
-  return absl::OkStatus();
+  if (hw.fast_memory_bytes() < 0 || hw.fast_memory_bytes() > kMaxBytes) {
+    return FieldError("hardware.fast_memory_bytes",
+                      absl::StrCat("must be in [0, 2^48], got ",
+                                   hw.fast_memory_bytes()));
+  }
+  if (hw.alignment() < 0 || hw.alignment() > kMaxBytes) {
+    return FieldError("hardware.alignment",
+                      absl::StrCat("must be in [0, 2^48], got ", hw.alignment()));
+  }
+  return CheckLength("hardware.name", hw.name());
 }
 
 absl::Status CheckInstruction(const Workload& workload, int t) {
   const Instruction& instruction = workload.instructions(t);
   const std::string field = absl::StrCat("instructions[", t, "]");
+  RETURN_IF_ERROR(CheckLength(field + ".name", instruction.name()));
+  RETURN_IF_ERROR(CheckLength(field + ".opcode", instruction.opcode()));
   if (instruction.has_supply_us() &&
       (!std::isfinite(instruction.supply_us()) || instruction.supply_us() < 0)) {
     return FieldError(field + ".supply_us",
@@ -128,10 +150,13 @@ absl::Status CheckBuffer(const Workload& workload, int i) {
                       absl::StrCat("must equal the buffer's index ", i, ", got ",
                                    buffer.id()));
   }
-  if (buffer.size() <= 0) {
+  if (buffer.size() <= 0 || buffer.size() > kMaxBytes) {
     return FieldError(BufferField(i, "size"),
-                      absl::StrCat("must be > 0 bytes, got ", buffer.size()));
+                      absl::StrCat("must be in [1, 2^48] bytes, got ",
+                                   buffer.size()));
   }
+  RETURN_IF_ERROR(CheckLength(BufferField(i, "tensor_name"),
+                              buffer.tensor_name()));
   if (buffer.target_time() < 0 || buffer.target_time() >= num_steps) {
     return FieldError(BufferField(i, "target_time"),
                       absl::StrCat("must be in [0, ", num_steps - 1, "], got ",
@@ -215,23 +240,50 @@ absl::Status CheckAliasGroups(const Workload& workload) {
 }  // namespace
 
 absl::Status CheckWorkload(const Workload& workload) {
-  if (workload.memory_size() <= 0) {
-    return FieldError("memory_size", absl::StrCat("must be > 0 bytes, got ",
-                                                  workload.memory_size()));
+  if (workload.memory_size() <= 0 || workload.memory_size() > kMaxBytes) {
+    return FieldError("memory_size",
+                      absl::StrCat("must be in [1, 2^48] bytes, got ",
+                                   workload.memory_size()));
   }
-  if (workload.alignment() < 0) {
+  if (workload.alignment() < 0 ||
+      workload.alignment() > workload.memory_size()) {
     return FieldError("alignment",
-                      absl::StrCat("must be >= 0, got ", workload.alignment()));
+                      absl::StrCat("must be in [0, memory_size ",
+                                   workload.memory_size(), "], got ",
+                                   workload.alignment()));
   }
   if (workload.instructions_size() == 0) {
     return FieldError("instructions", "a workload needs at least one instruction");
+  }
+  if (workload.instructions_size() > kMaxInstructions) {
+    return FieldError("instructions",
+                      absl::StrCat("at most 2^24, got ",
+                                   workload.instructions_size()));
+  }
+  if (workload.buffers_size() > kMaxBuffers) {
+    return FieldError("buffers", absl::StrCat("at most 2^24, got ",
+                                              workload.buffers_size()));
+  }
+  RETURN_IF_ERROR(CheckLength("name", workload.name()));
+  for (const auto& [key, value] : workload.provenance()) {
+    RETURN_IF_ERROR(CheckLength("provenance", key));
+    RETURN_IF_ERROR(CheckLength(absl::StrCat("provenance[", key.substr(0, 64),
+                                             "]"),
+                                value));
   }
   if (auto status = CheckHardware(workload); !status.ok()) return status;
   for (int t = 0; t < workload.instructions_size(); ++t) {
     if (auto status = CheckInstruction(workload, t); !status.ok()) return status;
   }
+  int64_t total_bytes = 0;
   for (int i = 0; i < workload.buffers_size(); ++i) {
     if (auto status = CheckBuffer(workload, i); !status.ok()) return status;
+    // Sizes are at most 2^48 each: the sum cannot pass 2^63 before this.
+    total_bytes += workload.buffers(i).size();
+    if (total_bytes > kMaxTotalBufferBytes) {
+      return FieldError(BufferField(i, "size"),
+                        "the buffers' sizes together pass 2^60 bytes");
+    }
   }
   return CheckAliasGroups(workload);
 }

@@ -1,5 +1,9 @@
 #include "common/workload/workload_check.h"
 
+#include <string>
+
+#include "common/workload/workload_limits.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -93,6 +97,58 @@ TEST(WorkloadCheckTest, BufferLargerThanMemoryIsNotAnError) {
   Workload workload = TwoStepWorkload();
   workload.mutable_buffers(0)->set_size(1 << 20);
   EXPECT_TRUE(CheckWorkload(workload).ok());
+}
+
+// Magnitudes past workload_limits.h would overflow int64 arithmetic in the
+// engine (an alignment near 2^62 once made the allocator loop forever): each
+// is refused, naming the field and the value.
+TEST(WorkloadCheckTest, RefusesMagnitudesPastTheLimits) {
+  const auto expect_refused = [](const Workload& workload,
+                                 const std::string& field,
+                                 const std::string& value) {
+    const absl::Status status = CheckWorkload(workload);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << field;
+    EXPECT_THAT(status.message(), HasSubstr(field + ":"));
+    EXPECT_THAT(status.message(), HasSubstr(value));
+  };
+  Workload workload = TwoStepWorkload();
+  workload.set_memory_size(kMaxBytes + 1);
+  expect_refused(workload, "memory_size", "281474976710657");
+  workload = TwoStepWorkload();
+  workload.set_alignment(int64_t{1} << 62);
+  expect_refused(workload, "alignment", "4611686018427387904");
+  workload.set_alignment(1025);  // past memory_size 1024
+  expect_refused(workload, "alignment", "1025");
+  workload = TwoStepWorkload();
+  workload.mutable_buffers(0)->set_size(int64_t{1} << 62);
+  expect_refused(workload, "buffers[0].size", "4611686018427387904");
+  workload = TwoStepWorkload();
+  workload.mutable_hardware()->set_alignment(-1);
+  expect_refused(workload, "hardware.alignment", "-1");
+  workload = TwoStepWorkload();
+  workload.mutable_instructions(1)->set_name(std::string(kMaxNameLength + 1, 'x'));
+  expect_refused(workload, "instructions[1].name", "4097");
+  workload = TwoStepWorkload();
+  (*workload.mutable_provenance())["source"] = std::string(5000, 'y');
+  expect_refused(workload, "provenance[source]", "5000");
+  // 2^12 buffers of 2^48 bytes pass 2^60 together.
+  workload = TwoStepWorkload();
+  workload.mutable_buffers(0)->set_size(kMaxBytes);
+  for (int i = 1; i <= 4096; ++i) {
+    Buffer* buffer = workload.add_buffers();
+    *buffer = workload.buffers(0);
+    buffer->set_id(i);
+    buffer->set_tensor_id(i);
+  }
+  expect_refused(workload, "buffers[4096].size", "2^60");
+}
+
+TEST(WorkloadCheckTest, AcceptsTheLimitsThemselves) {
+  Workload workload = TwoStepWorkload();
+  workload.set_memory_size(kMaxBytes);
+  workload.set_alignment(kMaxBytes);
+  workload.mutable_buffers(0)->set_size(kMaxBytes);
+  EXPECT_TRUE(CheckWorkload(workload).ok()) << CheckWorkload(workload);
 }
 
 TEST(WorkloadCheckTest, MeasuredTableNeedsTwoToTheKEntries) {

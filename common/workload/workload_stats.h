@@ -39,7 +39,7 @@ struct WorkloadStats {
   int num_alias_members = 0;    // buffers that belong to an alias group
   int largest_alias_group = 0;  // members of the biggest group
 
-  // Latency models (spec 6): how many instructions use each.
+  // Latency models (rules §6): how many instructions use each.
   int num_roofline = 0;
   int num_measured = 0;
   int num_static = 0;  // no model: static benefits and supply only

@@ -16,6 +16,7 @@
 #include "common/validate/validator.h"
 #include "common/workload/generator.h"
 #include "common/workload/proto_io.h"
+#include "common/workload/workload_limits.h"
 #include "gtest/gtest.h"
 
 namespace mmapzero::solvers {
@@ -94,6 +95,34 @@ TEST(HeuristicSolverTest, ValidatesAndBeatsRandomOnExamples) {
     EXPECT_GT(solution.normalised_return(), random) << name;
     EXPECT_GE(tuned.normalised_return(), solution.normalised_return()) << name;
   }
+}
+
+// At the largest magnitudes CheckWorkload accepts (workload_limits.h), the
+// engine's sizes, offsets and alignments stay inside int64: the heuristic
+// ends, and its plan validates. Past them, an alignment near 2^62 wrapped
+// the allocator's align-up negative and the heuristic never returned.
+TEST(HeuristicSolverTest, EndsAndValidatesAtTheLargestMagnitudes) {
+  Workload workload;
+  workload.set_name("limits");
+  workload.set_memory_size(kMaxBytes);
+  workload.set_alignment(kMaxBytes / 4);
+  for (int t = 0; t < 6; ++t) workload.add_instructions()->set_supply_us(1.0);
+  for (int i = 0; i < 6; ++i) {
+    Buffer* buffer = workload.add_buffers();
+    buffer->set_id(i);
+    buffer->set_size(i % 2 == 0 ? kMaxBytes / 4 - 1 : kMaxBytes);
+    buffer->set_target_time(i);
+    buffer->set_tensor_id(i);
+    buffer->mutable_live_range()->set_start(0);
+    buffer->mutable_live_range()->set_end(5);
+    buffer->set_demand_us(0.5);
+    buffer->set_benefit_us(2.0 + i);
+  }
+  auto program = Compile(workload);
+  ASSERT_NE(program, nullptr);
+  const Solution solution = SolveHeuristic(program);
+  ExpectValid(workload, solution);
+  EXPECT_GT(solution.return_us(), 0);
 }
 
 TEST(HeuristicSolverTest, IsDeterministic) {

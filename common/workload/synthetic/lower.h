@@ -1,4 +1,4 @@
-// Lowers an OpGraph to a Workload's instructions and buffers (spec 1-2).
+// Lowers an OpGraph to a Workload's instructions and buffers (rules §1-2).
 // Op t becomes instruction t with a roofline latency of its FLOPs; it reads
 // one operand buffer per operand tensor and writes one output buffer per
 // output, operands first, so buffer ids follow the game's decision order.

@@ -1,0 +1,79 @@
+// JobSupervisor against a real coordinator (test_cluster.h): a job whose
+// thread throws (LibTorch reports errors as exceptions) is stopped, not
+// restarted, and reported as the job's fatal error, so the coordinator
+// takes this worker off it; the worker process and its other work go on.
+#include "actor/job_supervisor.h"
+
+#include <atomic>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "actor/test_cluster.h"
+#include "common/rpc/crash_guard.h"
+#include "gtest/gtest.h"
+
+namespace mmapzero::actor {
+namespace {
+
+class ThrowingJob final : public SupervisedJob {
+ public:
+  explicit ThrowingJob(const std::string& job_id) {
+    thread_ = std::jthread([this, job_id] {
+      RunGuarded(job_id, [] {
+        throw std::runtime_error("shape mismatch in the network's input");
+      });
+    });
+  }
+  ~ThrowingJob() override { Stop(absl::ZeroDuration()); }
+  void Update(const v1::Assignment&) override {}
+  void Stop(absl::Duration) override {
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::jthread thread_;
+};
+
+TEST(JobSupervisorTest, AJobThatThrowsIsStoppedReportedAndNotRestarted) {
+  TestCluster cluster("drop-all");
+  const std::string job = cluster.SubmitRunningJob(TinyConfig());
+  absl::StatusOr<std::unique_ptr<rpc::WorkerSession>> session =
+      rpc::WorkerSession::Start({.coordinator = cluster.coordinator_address(),
+                                 .role = v1::WORKER_ROLE_ACTOR,
+                                 .rpc_deadline = absl::Seconds(5)});
+  ASSERT_TRUE(session.ok()) << session.status();
+  std::atomic<int> starts{0};
+  JobSupervisor supervisor(
+      session->get(), v1::WORKER_ROLE_ACTOR,
+      [&](const v1::Assignment& assignment)
+          -> absl::StatusOr<std::shared_ptr<SupervisedJob>> {
+        ++starts;
+        return std::make_shared<ThrowingJob>(assignment.job_id());
+      });
+  ASSERT_TRUE(WaitFor([&] { return starts.load() == 1; }));
+  ASSERT_TRUE(WaitFor([&] { return supervisor.JobIds().empty(); }));
+  // The fatal error reached the coordinator: this actor's lease is gone.
+  ASSERT_TRUE(WaitFor([&] { return cluster.Job(job).actors() == 0; }));
+  absl::SleepFor(absl::Seconds(1));
+  EXPECT_EQ(starts.load(), 1);
+  EXPECT_EQ(cluster.Job(job).state(), v1::JOB_STATE_RUNNING);  // others go on
+  supervisor.Stop(absl::ZeroDuration());
+}
+
+TEST(CrashGuardTest, ReturnsWhatEscapedAndNothingOtherwise) {
+  EXPECT_EQ(rpc::RunCatchingCrash("job-1", [] {}), "");
+  EXPECT_EQ(rpc::RunCatchingCrash(
+                "job-1", [] { throw std::runtime_error("out of memory"); }),
+            "uncaught exception: out of memory");
+  EXPECT_EQ(rpc::RunCatchingCrash("job-1", [] { throw 7; }),
+            "uncaught exception of an unknown type");
+  const std::string long_text(10000, 'x');
+  EXPECT_EQ(rpc::RunCatchingCrash(
+                "job-1", [&] { throw std::runtime_error(long_text); })
+                .size(),
+            2000u);
+}
+
+}  // namespace
+}  // namespace mmapzero::actor
