@@ -23,8 +23,12 @@ const std::vector<Command>& AllCommands() {
        RunSolve},
       {"validate", "validate WORKLOAD SOLUTION [--json]",
        "check a solution independently of the engine", RunValidate},
-      {"evaluate", "evaluate WORKLOAD SOLUTION [--json]",
+      {"evaluate", "evaluate WORKLOAD SOLUTION [--json] [--bound]",
        "return, latency (modelled and simulated) and speed-up", RunEvaluate},
+      {"bound", "bound WORKLOAD [--solution SOLUTION] [--json]",
+       "an upper bound on the best normalised return (and a solution's gap "
+       "to it)",
+       RunBound},
       {"render", "render WORKLOAD SOLUTION --out layout.svg [--width PX] [--height PX] [--legend N]",
        "draw the memory layout (time x offset) as SVG", RunRender},
       {"submit",

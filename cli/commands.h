@@ -27,6 +27,7 @@ const std::vector<Command>& AllCommands();
 
 absl::Status RunGenerate(const Args& args);
 absl::Status RunInspect(const Args& args);
+absl::Status RunBound(const Args& args);
 absl::Status RunPlay(const Args& args);
 absl::Status RunSolve(const Args& args);
 absl::Status RunValidate(const Args& args);

@@ -131,6 +131,20 @@ TEST_F(ValidateCommandTest, EvaluatePrintsJsonForScripts) {
   EXPECT_THAT(out_, HasSubstr("\"normalised_return\": 0.7333333333333333"));
 }
 
+// --bound: the tiny program is small enough for the exact optimum, which
+// the solution (0.7333) is measured against.
+TEST_F(ValidateCommandTest, EvaluateWithBoundGivesTheGapToTheOptimum) {
+  EXPECT_TRUE(
+      Run(RunEvaluate, {workload_path_, solution_path_, "--bound"}).ok());
+  EXPECT_THAT(out_, HasSubstr("best normalised return = "));
+  EXPECT_THAT(out_, HasSubstr("(exhaustive search); this solution is at most"));
+  EXPECT_TRUE(Run(RunEvaluate,
+                  {workload_path_, solution_path_, "--bound", "--json"})
+                  .ok());
+  EXPECT_THAT(out_, HasSubstr("\"bound_exact\":true"));
+  EXPECT_THAT(out_, HasSubstr("\"gap\":"));
+}
+
 TEST_F(ValidateCommandTest, EvaluateFailsOnInvalidSolutionNamingWhy) {
   WriteSolution(BrokenSolution());
   const absl::Status status =

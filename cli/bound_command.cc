@@ -1,0 +1,79 @@
+// `mmapctl bound WORKLOAD [--solution SOLUTION] [--json]`: an upper bound on
+// the workload's best normalised return (common/bound/optimality_bound.h):
+// the exact optimum for a program of a dozen buffers, else an LP
+// relaxation. With --solution, that solution's gap to it, after the
+// independent validator has recomputed its return.
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "common/base/status_macros.h"
+#include "common/bound/optimality_bound.h"
+#include "common/validate/validator.h"
+#include "common/workload/proto_io.h"
+#include "nlohmann/json.hpp"
+
+namespace mmapzero::cli {
+namespace {
+
+constexpr char kUsage[] = "bound WORKLOAD [--solution SOLUTION] [--json]";
+
+}  // namespace
+
+absl::Status RunBound(const Args& args) {
+  ASSIGN_OR_RETURN(const CommandLine line,
+                   CommandLine::Parse(args, {"solution"}, {"json"}));
+  RETURN_IF_ERROR(line.ExpectPositional(1, kUsage));
+  const std::string& path = line.positional()[0];
+  ASSIGN_OR_RETURN(const Workload workload, ReadWorkload(path));
+  // Seconds on hundreds of buffers, minutes on tens of thousands.
+  std::cerr << "bounding " << path << " (" << workload.buffers_size()
+            << " buffers)..." << std::endl;
+  absl::StatusOr<bound::OptimalityBound> bound = bound::ComputeBound(workload);
+  if (!bound.ok()) {
+    return absl::Status(bound.status().code(),
+                        absl::StrCat(path, ": ", bound.status().message()));
+  }
+  nlohmann::ordered_json json = {
+      {"workload", workload.name()},
+      {"bound_normalised_return", bound->normalised_return},
+      {"bound_return_us", bound->return_us},
+      {"exact", bound->exact},
+      {"method", bound->method},
+      {"details", bound->details},
+      {"seconds", bound->seconds}};
+  std::string text = absl::StrFormat(
+      "%s: best normalised return %s %.4f (%s: %s; %.2f s)\n", workload.name(),
+      bound->exact ? "=" : "<=", bound->normalised_return, bound->method,
+      bound->details, bound->seconds);
+  if (line.Has("solution")) {
+    const std::string solution_path = line.GetString("solution", "");
+    ASSIGN_OR_RETURN(const Solution solution, ReadSolution(solution_path));
+    const validate::ValidationReport report =
+        validate::ValidateSolution(workload, solution);
+    if (!report.ok) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          solution_path, ": not a valid solution of ", path, " (",
+          report.violations.empty() ? "" : report.violations[0].message,
+          "); `mmapctl validate` lists why"));
+    }
+    const double gap = bound->normalised_return - report.normalised_return;
+    json["solution_normalised_return"] = report.normalised_return;
+    json["gap"] = gap;
+    absl::StrAppendFormat(&text,
+                          "%s: %.4f, at most %.4f below the optimum%s\n",
+                          solution_path, report.normalised_return,
+                          std::max(0.0, gap),
+                          bound->exact && gap < 1e-9 ? " (optimal)" : "");
+  }
+  if (line.Has("json")) {
+    std::cout << json.dump() << std::endl;
+  } else {
+    std::cout << text;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace mmapzero::cli
