@@ -5,6 +5,7 @@
 // name ends in .json) and, with --svg, its layout picture. Prints the
 // solution's summary and who found it.
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -26,7 +27,7 @@ namespace {
 
 constexpr char kUsage[] =
     "best JOB --out SOLUTION [--svg layout.svg] [--coordinator HOST:PORT] "
-    "[--json]";
+    "[--json] [--bound]";
 
 absl::Status CheckValid(const std::string& job_id, const Workload& workload,
                         const Solution& solution) {
@@ -45,7 +46,8 @@ absl::Status CheckValid(const std::string& job_id, const Workload& workload,
 absl::Status RunBest(const Args& args) {
   ASSIGN_OR_RETURN(
       const CommandLine line,
-      CommandLine::Parse(args, WithClientFlags({"out", "svg"}), {"json"}));
+      CommandLine::Parse(args, WithClientFlags({"out", "svg"}),
+                         {"json", "bound"}));
   RETURN_IF_ERROR(line.ExpectPositional(1, kUsage));
   ASSIGN_OR_RETURN(const std::string out, line.GetRequired("out", kUsage));
   const std::string job_id = line.positional()[0];
@@ -75,7 +77,12 @@ absl::Status RunBest(const Args& args) {
                        absl::FromUnixMillis(best.found_unix_ms()),
                        absl::UTCTimeZone()));
   ASSIGN_OR_RETURN(auto program, game::Program::Create(best.workload()));
-  PrintSolutionSummary(*program, best.solution(), line.Has("json"), std::cout);
+  std::optional<bound::OptimalityBound> bound;
+  if (line.Has("bound")) {
+    ASSIGN_OR_RETURN(bound, bound::ComputeBound(best.workload()));
+  }
+  PrintSolutionSummary(*program, best.solution(), line.Has("json"), std::cout,
+                       bound ? &*bound : nullptr);
   return absl::OkStatus();
 }
 

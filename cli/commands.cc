@@ -17,6 +17,7 @@ const std::vector<Command>& AllCommands() {
        "solve WORKLOAD [--solver portfolio|heuristic|es|brkga|random|drop-all"
        "|muzero] [--budget 60s] [--evaluations N] [--threads N] [--seed S] "
        "[--set key=value ...] [--out SOLUTION] [--svg layout.svg] [--json] "
+       "[--bound] "
        "[--data-dir DIR] [--in-process]",
        "find the best solution the available solvers reach (muzero: as a "
        "job on the local cluster)",
@@ -42,7 +43,7 @@ const std::vector<Command>& AllCommands() {
        RunStatus},
       {"watch", "watch JOB [--for 25h] [--json]",
        "follow a job's progress until it ends", RunWatch},
-      {"best", "best JOB --out SOLUTION [--svg layout.svg] [--json]",
+      {"best", "best JOB --out SOLUTION [--svg layout.svg] [--json] [--bound]",
        "fetch a job's best solution, validate it here and write it", RunBest},
       {"cancel", "cancel JOB [--reason TEXT] [--json]",
        "cancel a queued or running job", RunCancel},

@@ -1,5 +1,6 @@
 #include "cli/solution_summary.h"
 
+#include <algorithm>
 #include <map>
 
 #include "absl/strings/str_format.h"
@@ -8,7 +9,8 @@
 namespace mmapzero::cli {
 
 void PrintSolutionSummary(const game::Program& program, const Solution& solution,
-                          bool json, std::ostream& out) {
+                          bool json, std::ostream& out,
+                          const bound::OptimalityBound* bound) {
   std::map<Action, int> counts;
   for (const BufferDecision& d : solution.decisions()) ++counts[d.action()];
   const double all_slow = program.empty_latency_us();
@@ -34,6 +36,11 @@ void PrintSolutionSummary(const game::Program& program, const Solution& solution
         solution.solver().settings().begin(),
         solution.solver().settings().end());
     summary["settings"] = settings;
+    if (bound != nullptr) {
+      summary["bound_normalised_return"] = bound->normalised_return;
+      summary["bound_exact"] = bound->exact;
+      summary["gap"] = bound->normalised_return - solution.normalised_return();
+    }
     out << summary.dump(-1, ' ', false,
                         nlohmann::json::error_handler_t::replace)
         << "\n";
@@ -57,6 +64,12 @@ void PrintSolutionSummary(const game::Program& program, const Solution& solution
   out << absl::StrFormat("drop-backups       %d\n", solution.drop_backups());
   out << absl::StrFormat("wall time          %.3f s\n",
                          solution.solver().wall_seconds());
+  if (bound != nullptr) {
+    out << absl::StrFormat(
+        "bound              %s %.4f (%s); at most %.4f below the optimum\n",
+        bound->exact ? "=" : "<=", bound->normalised_return, bound->method,
+        std::max(0.0, bound->normalised_return - solution.normalised_return()));
+  }
 }
 
 }  // namespace mmapzero::cli

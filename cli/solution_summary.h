@@ -1,17 +1,20 @@
-// The summary `play` and `solve` print for a solution they made: a small
-// aligned table, or one JSON object with --json.
+// The summary `play`, `solve` and `best` print for a solution: a small
+// aligned table, or one JSON object with --json; with an optimality bound
+// (their --bound), the bound and the solution's gap to it too.
 #ifndef MMAPZERO_CLI_SOLUTION_SUMMARY_H_
 #define MMAPZERO_CLI_SOLUTION_SUMMARY_H_
 
 #include <ostream>
 
+#include "common/bound/optimality_bound.h"
 #include "common/game/program.h"
 #include "proto/solution.pb.h"
 
 namespace mmapzero::cli {
 
 void PrintSolutionSummary(const game::Program& program, const Solution& solution,
-                          bool json, std::ostream& out);
+                          bool json, std::ostream& out,
+                          const bound::OptimalityBound* bound = nullptr);
 
 }  // namespace mmapzero::cli
 

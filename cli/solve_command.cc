@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -41,7 +42,7 @@ namespace {
 constexpr char kUsage[] =
     "solve WORKLOAD [--solver NAME] [--budget 60s|2m|1500ms|90] "
     "[--evaluations N] [--threads N] [--seed S] [--set key=value ...] "
-    "[--out SOLUTION] [--svg layout.svg] [--json] "
+    "[--out SOLUTION] [--svg layout.svg] [--json] [--bound] "
     "[--data-dir DIR] [--in-process]";
 constexpr char kDefaultSolver[] = "portfolio";
 constexpr double kDefaultBudgetSeconds = 2.0;
@@ -244,7 +245,7 @@ absl::Status RunSolve(const Args& args) {
       CommandLine::Parse(rest,
                          {"solver", "budget", "seconds", "evaluations",
                           "threads", "seed", "out", "svg", "data-dir"},
-                         {"json", "in-process"}));
+                         {"json", "in-process", "bound"}));
   RETURN_IF_ERROR(line.ExpectPositional(1, kUsage));
   const std::string solver_name = line.GetString("solver", kDefaultSolver);
   const bool on_cluster =
@@ -274,7 +275,12 @@ absl::Status RunSolve(const Args& args) {
     RETURN_IF_ERROR(WriteSvg(line.GetString("svg", ""), workload, best));
   }
   ASSIGN_OR_RETURN(auto program, game::Program::Create(workload));
-  PrintSolutionSummary(*program, best, line.Has("json"), std::cout);
+  std::optional<bound::OptimalityBound> bound;
+  if (line.Has("bound")) {
+    ASSIGN_OR_RETURN(bound, bound::ComputeBound(workload));
+  }
+  PrintSolutionSummary(*program, best, line.Has("json"), std::cout,
+                       bound ? &*bound : nullptr);
   return absl::OkStatus();
 }
 

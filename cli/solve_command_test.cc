@@ -70,6 +70,22 @@ TEST_F(SolveCommandTest, WritesAValidSolutionAndLayout) {
   EXPECT_THAT(text.str(), HasSubstr("<svg"));
 }
 
+// --bound: the summary ends with the optimality bound and the gap to it.
+TEST_F(SolveCommandTest, BoundAddsTheGapToTheOptimalityBound) {
+  const std::string workload = ::testing::TempDir() + "/solve_bound_mlp.json";
+  ::testing::internal::CaptureStdout();
+  ASSERT_TRUE(RunGenerate({"--family", "mlp", "--buffers", "30", "--seed", "3",
+                           "--out", workload})
+                  .ok());
+  ::testing::internal::GetCapturedStdout();
+  ASSERT_TRUE(Run({workload, "--solver", "heuristic", "--bound"}).ok());
+  EXPECT_THAT(out_, HasSubstr("bound              "));
+  EXPECT_THAT(out_, HasSubstr("below the optimum"));
+  ASSERT_TRUE(Run({workload, "--solver", "heuristic", "--bound", "--json"}).ok());
+  EXPECT_THAT(out_, HasSubstr("\"bound_normalised_return\":"));
+  EXPECT_THAT(out_, HasSubstr("\"gap\":"));
+}
+
 TEST_F(SolveCommandTest, DefaultSolverIsThePortfolio) {
   const absl::Status status =
       Run({kSmall, "--budget", "300ms", "--threads", "1", "--out", out_path_});

@@ -76,8 +76,10 @@ grep -qE '^state +(queued|running)$' "$work/status.out" ||
 grep -qE '^budget +10m$' "$work/status.out" || fail "status lost the budget"
 
 run best best "$job" --out "$work/best.json" --svg "$work/best.svg" \
-  --data-dir "$data"
+  --data-dir "$data" --bound
 grep -q 'VALID' "$work/best.err" || fail "best did not validate the solution"
+grep -qE '^bound +<= [0-9.]+ \(LP relaxation\); at most [0-9.]+ below' \
+  "$work/best.out" || fail "best --bound printed no bound: $(cat "$work/best.out")"
 [[ -s $work/best.svg ]] || fail "best --svg wrote no picture"
 run validate validate "$source_dir/examples/small.json" "$work/best.json"
 grep -qw 'VALID' "$work/validate.out" || fail "the best solution is not valid"
