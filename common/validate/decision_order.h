@@ -1,4 +1,4 @@
-// The order in which the game decides buffers (spec section 3): by
+// The order in which the game decides buffers (rules §3): by
 // target_time, then operands before outputs, then by buffer id. A solution
 // lists its decisions in this order.
 #ifndef MMAPZERO_COMMON_VALIDATE_DECISION_ORDER_H_

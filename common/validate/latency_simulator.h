@@ -1,4 +1,4 @@
-// The latency simulator (spec section 6): replays a solution in time against
+// The latency simulator (rules §6): replays a solution in time against
 // the workload's hardware profile, where the game's reward assumes every
 // copy hides under its supply. Its figure is what "speed-up over the
 // baseline" is measured with; it can exceed the modelled latency, as real

@@ -1,4 +1,4 @@
-// The latency model L_t(S) of spec section 6 and the derived buffer and
+// The latency model L_t(S) of rules §6 and the derived buffer and
 // instruction features of section 2, re-derived from the Workload proto alone.
 // The validator and the latency simulator use it; the game engine keeps its
 // own implementation on purpose, so that each checks the other.

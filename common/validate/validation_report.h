@@ -9,8 +9,8 @@
 
 namespace mmapzero::validate {
 
-// Rule ids. Each names one rule of spec sections 3-5 or of the solution
-// format (proto/solution.proto and the project's decisions on it).
+// Rule ids. Each names one of the game's rules (rules §3-§5) or of the
+// solution format (proto/solution.proto and the project's decisions on it).
 inline constexpr char kRuleWorkload[] = "workload";  // workload fails checks
 inline constexpr char kRuleUnknownBuffer[] = "unknown_buffer";
 inline constexpr char kRuleDuplicateDecision[] = "duplicate_decision";

@@ -1,4 +1,4 @@
-// The independent solution validator (spec section 5). It re-derives every
+// The independent solution validator (rules §5). It re-derives every
 // rule from the Workload proto alone, never through the game engine, so the
 // two check each other:
 //  - the decision list: every buffer exactly once, in decision order;

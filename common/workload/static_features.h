@@ -1,4 +1,4 @@
-// The static features of spec section 2, computed from each instruction's
+// The static features of rules §2, computed from each instruction's
 // latency model and written into the workload, so that a workload can be
 // shipped (and played) with static features only, as the paper's Table 1
 // lists them:
