@@ -98,6 +98,7 @@ void JobSupervisor::Reconcile(const std::vector<v1::Assignment>& assignments) {
   absl::flat_hash_set<std::string> assigned;
   std::vector<std::shared_ptr<SupervisedJob>> gone;
   std::vector<std::string> gone_ids;
+  std::vector<bool> gone_crashed;  // its failure is in failed_
   std::vector<v1::Assignment> fresh;
   {
     absl::MutexLock lock(&mu_);
@@ -120,6 +121,7 @@ void JobSupervisor::Reconcile(const std::vector<v1::Assignment>& assignments) {
       }
       if (!crash.empty()) RecordFailureLocked(it->first, crash);
       gone_ids.push_back(it->first);
+      gone_crashed.push_back(!crash.empty());
       gone.push_back(std::move(it->second));
       jobs_.erase(it++);
     }
@@ -144,7 +146,7 @@ void JobSupervisor::Reconcile(const std::vector<v1::Assignment>& assignments) {
     gone[i]->Stop(stop_drain_);
     // A crashed job's counters carry its fatal error to the coordinator;
     // they go when the failure is forgotten (the failed_ sweep above).
-    const bool crashed = !gone[i]->fatal_error().empty();
+    const bool crashed = gone_crashed[i];
     if (!crashed) session_->ClearCounters(gone_ids[i]);
     rpc::LogLine("info", "job_stopped",
                  {{"job", gone_ids[i]}, {"why", crashed ? "crashed" : "unassigned"}});

@@ -41,6 +41,9 @@ TEST(JobSupervisorTest, AJobThatThrowsIsStoppedReportedAndNotRestarted) {
   absl::StatusOr<std::unique_ptr<rpc::WorkerSession>> session =
       rpc::WorkerSession::Start({.coordinator = cluster.coordinator_address(),
                                  .role = v1::WORKER_ROLE_ACTOR,
+                                 .address = "",
+                                 .capacity = 1,
+                                 .name = "throwing-actor",
                                  .rpc_deadline = absl::Seconds(5)});
   ASSERT_TRUE(session.ok()) << session.status();
   std::atomic<int> starts{0};

@@ -86,21 +86,35 @@ def append_run(args):
           f'{", found by " + found_by if found_by else ""})')
 
 
-def table(path):
-    results = {}  # (workload, budget) -> solver -> [returns]
-    buffers = {}
+def read_runs(path):
+    """(results, buffers, solvers): results[(workload, budget)][solver] is
+    the list of normalised returns over seeds, buffers[workload] its buffer
+    count, solvers the solver names in first-seen order."""
+    results, buffers, solvers = {}, {}, []
     with open(path) as f:
         for row in csv.DictReader(f):
             key = (row["workload"], int(row["budget_seconds"]))
             buffers[row["workload"]] = row["buffers"]
+            if row["solver"] not in solvers:
+                solvers.append(row["solver"])
             results.setdefault(key, {}).setdefault(row["solver"], []).append(
                 float(row["normalised_return"]))
+    return results, buffers, solvers
+
+
+def best_search(medians):
+    """The better median of ES and BRKGA, or None when neither ran."""
+    search = [medians[s] for s in ("es", "brkga") if s in medians]
+    return max(search) if search else None
+
+
+def table(path):
+    results, buffers, _ = read_runs(path)
     print("| workload | buffers | budget | solver | median | range | runs | vs best of ES, BRKGA |")
     print("|---|---:|---:|---|---:|---:|---:|---:|")
     for (workload, budget), by_solver in results.items():
         medians = {s: statistics.median(v) for s, v in by_solver.items()}
-        search = [medians[s] for s in ("es", "brkga") if s in medians]
-        baseline = max(search) if search else None
+        baseline = best_search(medians)
         for solver, values in by_solver.items():
             ratio = (f"{medians[solver] / baseline:.3f}x"
                      if baseline else "–")
@@ -114,15 +128,7 @@ def wide_table(path):
     """One row per workload and budget, a column per solver (median, and
     the range when there are several seeds), then mmapzero's best median
     (any muzero or combination row) against the better of ES and BRKGA."""
-    results, buffers, solvers = {}, {}, []
-    with open(path) as f:
-        for row in csv.DictReader(f):
-            key = (row["workload"], int(row["budget_seconds"]))
-            buffers[row["workload"]] = row["buffers"]
-            if row["solver"] not in solvers:
-                solvers.append(row["solver"])
-            results.setdefault(key, {}).setdefault(row["solver"], []).append(
-                float(row["normalised_return"]))
+    results, buffers, solvers = read_runs(path)
     print("| workload | buffers | budget | " + " | ".join(solvers) +
           " | mmapzero vs best of ES, BRKGA |")
     print("|---|---:|---:|" + "---:|" * len(solvers) + "---:|")
@@ -138,11 +144,12 @@ def wide_table(path):
                              f"{max(values):.4f})")
             else:
                 cells.append(f"{medians[solver]:.4f}")
-        search = [medians[s] for s in ("es", "brkga") if s in medians]
+        baseline = best_search(medians)
         ours = [m for s, m in medians.items()
                 if s.startswith("muzero") or s.startswith("combination")]
-        ratio = (f"{max(ours) / max(search):.4f}x"
-                 if search and ours else "–")
+        # Five places: a loss by 3e-5 must not print as 1.0000x.
+        ratio = (f"{max(ours) / baseline:.5f}x"
+                 if baseline and ours else "–")
         print(f"| {workload} | {buffers[workload]} | {budget} s | " +
               " | ".join(cells) + f" | {ratio} |")
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "cli/bound_report.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/job_client.h"
@@ -77,10 +78,8 @@ absl::Status RunBest(const Args& args) {
                        absl::FromUnixMillis(best.found_unix_ms()),
                        absl::UTCTimeZone()));
   ASSIGN_OR_RETURN(auto program, game::Program::Create(best.workload()));
-  std::optional<bound::OptimalityBound> bound;
-  if (line.Has("bound")) {
-    ASSIGN_OR_RETURN(bound, bound::ComputeBound(best.workload()));
-  }
+  ASSIGN_OR_RETURN(const std::optional<bound::OptimalityBound> bound,
+                   BoundIfAsked(line, best.workload()));
   PrintSolutionSummary(*program, best.solution(), line.Has("json"), std::cout,
                        bound ? &*bound : nullptr);
   return absl::OkStatus();

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "cli/bound_report.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "common/base/status_macros.h"
@@ -65,7 +66,7 @@ absl::Status RunBound(const Args& args) {
     absl::StrAppendFormat(&text,
                           "%s: %.4f, at most %.4f below the optimum%s\n",
                           solution_path, report.normalised_return,
-                          std::max(0.0, gap),
+                          GapToBound(*bound, report.normalised_return),
                           bound->exact && gap < 1e-9 ? " (optimal)" : "");
   }
   if (line.Has("json")) {

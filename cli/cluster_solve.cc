@@ -17,6 +17,7 @@
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
 #include "common/features/config_presets.h"
+#include "common/rpc/start_worker_id.h"
 #include "common/game/program.h"
 #include "common/solvers/seed_stage.h"
 #include "common/solvers/solver_settings.h"
@@ -30,9 +31,6 @@ constexpr absl::Duration kCallDeadline = absl::Seconds(30);
 // learner lease taken over, the final checkpoint) before solve gives up.
 constexpr absl::Duration kWatchSlack = absl::Minutes(10);
 constexpr int kMaxWorkers = 64;
-// GetBestSolution's worker id while the job's best is its submitted start
-// (SubmitJobRequest.start in proto/job.proto).
-constexpr char kStartWorkerId[] = "start";
 
 struct JobPlan {
   v1::SubmitJobRequest request;
@@ -244,7 +242,7 @@ absl::StatusOr<Solution> SolveOnLocalCluster(const Workload& workload,
                    client->Best(job_id));
   const std::string found_by =
       best.worker_id().empty()           ? "the heuristic seed"
-      : best.worker_id() == kStartWorkerId
+      : best.worker_id() == rpc::kStartWorkerId
           ? absl::StrCat("the seed stage (", plan.seed_stage.solver, ")")
           : best.worker_id();
   log << absl::StrFormat(

@@ -4,17 +4,16 @@
 // (common/validate/evaluation.h); with --bound, also the optimality bound
 // and the solution's gap to it (common/bound/optimality_bound.h). An
 // invalid solution is an error naming its first violations.
-#include <algorithm>
 #include <iostream>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cli/command_line.h"
+#include "cli/bound_report.h"
 #include "cli/commands.h"
 #include "cli/workload_and_solution.h"
 #include "common/base/status_macros.h"
-#include "common/bound/optimality_bound.h"
 #include "common/validate/evaluation.h"
 #include "common/validate/report_json.h"
 #include "common/validate/report_text.h"
@@ -41,21 +40,14 @@ absl::Status RunEvaluate(const Args& args) {
         evaluation.status().code(),
         absl::StrCat(solution_path, ": ", evaluation.status().message()));
   }
-  std::optional<bound::OptimalityBound> bound;
-  if (line.Has("bound")) {
-    absl::StatusOr<bound::OptimalityBound> computed =
-        bound::ComputeBound(workload);
-    if (!computed.ok()) return computed.status();
-    bound = *computed;
-  }
+  ASSIGN_OR_RETURN(const std::optional<bound::OptimalityBound> bound,
+                   BoundIfAsked(line, workload));
   const double normalised = evaluation->validation.normalised_return;
   if (line.Has("json")) {
     std::string json = validate::EvaluationToJson(*evaluation);
     if (bound.has_value()) {
       nlohmann::ordered_json object = nlohmann::ordered_json::parse(json);
-      object["bound_normalised_return"] = bound->normalised_return;
-      object["bound_exact"] = bound->exact;
-      object["gap"] = bound->normalised_return - normalised;
+      AddBoundFields(*bound, normalised, object);
       json = object.dump() + "\n";
     }
     std::cout << json;
@@ -66,7 +58,7 @@ absl::Status RunEvaluate(const Args& args) {
           "bound          best normalised return %s %.4f (%s); this solution "
           "is at most %.4f below it\n",
           bound->exact ? "=" : "<=", bound->normalised_return, bound->method,
-          std::max(0.0, bound->normalised_return - normalised));
+          GapToBound(*bound, normalised));
     }
   }
   std::cout.flush();

@@ -5,9 +5,7 @@
 // (common/workload/minimalloc.h), its capacity from --memory-size or from
 // a file name `NAME.CAPACITY.csv`.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,6 +17,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/workload_summary.h"
+#include "common/base/read_file.h"
 #include "common/base/status_macros.h"
 #include "common/hlo/hlo_importer.h"
 #include "common/workload/hardware_profiles.h"
@@ -48,12 +47,9 @@ absl::Status ImportMiniMalloc(const CommandLine& line, const std::string& out) {
                 "not NAME.CAPACITY.csv)"));
     }
   }
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
-  std::stringstream text;
-  text << in.rdbuf();
+  ASSIGN_OR_RETURN(const std::string text, ReadWholeFile(path));
   absl::StatusOr<Workload> workload = WorkloadFromMiniMalloc(
-      text.str(), {.name = file, .capacity = capacity});
+      text, {.name = file, .capacity = capacity});
   if (!workload.ok()) {
     return absl::Status(workload.status().code(),
                         absl::StrCat(path, ": ", workload.status().message()));
@@ -62,7 +58,9 @@ absl::Status ImportMiniMalloc(const CommandLine& line, const std::string& out) {
   std::cout << WorkloadSummary(out, *workload)
             << absl::StrFormat(", MiniMalloc instance, live peak %.3f of the "
                                "capacity\n",
-                               static_cast<double>(PeakLiveBytes(*workload)) /
+                               static_cast<double>(
+                                   ComputeWorkloadStats(*workload)
+                                       .peak_live_bytes) /
                                    capacity);
   return absl::OkStatus();
 }

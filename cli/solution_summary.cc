@@ -1,9 +1,9 @@
 #include "cli/solution_summary.h"
 
-#include <algorithm>
 #include <map>
 
 #include "absl/strings/str_format.h"
+#include "cli/bound_report.h"
 #include "nlohmann/json.hpp"
 
 namespace mmapzero::cli {
@@ -37,9 +37,7 @@ void PrintSolutionSummary(const game::Program& program, const Solution& solution
         solution.solver().settings().end());
     summary["settings"] = settings;
     if (bound != nullptr) {
-      summary["bound_normalised_return"] = bound->normalised_return;
-      summary["bound_exact"] = bound->exact;
-      summary["gap"] = bound->normalised_return - solution.normalised_return();
+      AddBoundFields(*bound, solution.normalised_return(), summary);
     }
     out << summary.dump(-1, ' ', false,
                         nlohmann::json::error_handler_t::replace)
@@ -68,7 +66,7 @@ void PrintSolutionSummary(const game::Program& program, const Solution& solution
     out << absl::StrFormat(
         "bound              %s %.4f (%s); at most %.4f below the optimum\n",
         bound->exact ? "=" : "<=", bound->normalised_return, bound->method,
-        std::max(0.0, bound->normalised_return - solution.normalised_return()));
+        GapToBound(*bound, solution.normalised_return()));
   }
 }
 

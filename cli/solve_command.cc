@@ -23,6 +23,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "cli/bound_report.h"
 #include "cli/cluster_solve.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
@@ -275,10 +276,8 @@ absl::Status RunSolve(const Args& args) {
     RETURN_IF_ERROR(WriteSvg(line.GetString("svg", ""), workload, best));
   }
   ASSIGN_OR_RETURN(auto program, game::Program::Create(workload));
-  std::optional<bound::OptimalityBound> bound;
-  if (line.Has("bound")) {
-    ASSIGN_OR_RETURN(bound, bound::ComputeBound(workload));
-  }
+  ASSIGN_OR_RETURN(const std::optional<bound::OptimalityBound> bound,
+                   BoundIfAsked(line, workload));
   PrintSolutionSummary(*program, best, line.Has("json"), std::cout,
                        bound ? &*bound : nullptr);
   return absl::OkStatus();

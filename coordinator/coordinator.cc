@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "common/rpc/start_worker_id.h"
 #include "coordinator/ids.h"
 #include "coordinator/request_checks.h"
 #include "coordinator/verified_solution.h"
@@ -200,7 +201,7 @@ absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
   if (start.has_value() &&
       start->normalised_return() > seed.normalised_return()) {
     best.solution = *std::move(start);
-    best.worker_id = std::string(kStartWorkerId);
+    best.worker_id = std::string(rpc::kStartWorkerId);
   } else {
     best.solution = std::move(seed);
   }

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/rpc/message_limit.h"
 #include "common/rpc/service_metrics.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/coordinator_metrics.h"
@@ -32,7 +33,7 @@ struct CoordinatorServerOptions {
   std::string listen = "0.0.0.0:7070";  // "127.0.0.1:0": a free port
   std::string metrics_listen;           // "": no metrics endpoint
   absl::Duration tick_interval = absl::Seconds(1);
-  int max_message_bytes = 64 << 20;  // workloads can be megabytes
+  int max_message_bytes = rpc::kMaxMessageBytes;
   JobWatchOptions watch;
   CoordinatorOptions coordinator;
 };

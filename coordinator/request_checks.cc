@@ -2,16 +2,18 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/features/config_presets.h"
+#include "common/rpc/worker_session.h"
 #include "common/workload/workload_check.h"
 
 namespace mmapzero::coordinator {
 namespace {
 
 constexpr int32_t kMaxCapacity = 1024;
-// Loss terms a learner reports (four today) and the bytes of a job id,
-// a term's name or a fatal error, which the coordinator stores.
+// Loss terms a learner reports (four today); a job id, a term's name or a
+// fatal error, which the coordinator stores, is at most
+// rpc::kMaxHeartbeatTextBytes.
 constexpr int kMaxLossTerms = 64;
-constexpr size_t kMaxTextBytes = 4096;
+constexpr size_t kMaxTextBytes = rpc::kMaxHeartbeatTextBytes;
 
 absl::Status NonNegative(absl::string_view field, int64_t value) {
   if (value >= 0) return absl::OkStatus();

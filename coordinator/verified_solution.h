@@ -15,10 +15,6 @@
 
 namespace mmapzero::coordinator {
 
-// The worker id a job's best carries while it is the solution submitted
-// with the job (SubmitJobRequest.start); "" is the seed solver's.
-inline constexpr char kStartWorkerId[] = "start";
-
 // `solution` with return_us, normalised_return and latency_us replaced by
 // the validator's recomputation; InvalidArgument naming the number of
 // violations and the first ("2 violations, first: [rule] buffer 7: ...")

@@ -57,6 +57,8 @@ TEST(WorkerSessionFencingTest, DropsTheAssignmentWhenTheLeaseRunsOut) {
           {.coordinator = "127.0.0.1:" + std::to_string(server->port()),
            .role = v1::WORKER_ROLE_LEARNER,
            .address = "127.0.0.1:1",
+           .capacity = 1,
+           .name = "fenced",
            .rpc_deadline = absl::Milliseconds(500)});
   ASSERT_TRUE(session.ok()) << session.status();
   rpc::WorkerSession& worker = **session;

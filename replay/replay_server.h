@@ -26,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/rpc/message_limit.h"
 #include "common/rpc/service_metrics.h"
 #include "common/rpc/worker_session.h"
 #include "replay/replay_metrics.h"
@@ -44,7 +45,7 @@ struct ReplayServerOptions {
   int job_capacity = 64;       // jobs this server takes from the coordinator
   std::string name;            // for humans, sent at registration
   absl::Duration checkpoint_interval = absl::Seconds(60);
-  int max_message_bytes = 64 << 20;
+  int max_message_bytes = rpc::kMaxMessageBytes;
   ReplayTablesOptions tables;
 };
 

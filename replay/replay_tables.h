@@ -33,6 +33,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/rpc/message_limit.h"
 #include "proto/replay.pb.h"
 #include "proto/worker.pb.h"
 #include "replay/replay_table.h"
@@ -46,7 +47,7 @@ struct ReplayTablesOptions {
   absl::Duration max_rate_wait = absl::Milliseconds(500);
   // Responses larger than this are refused (SampleBatch) or cut short
   // (SampleForReanalyse) rather than failing in gRPC's transport.
-  int64_t max_message_bytes = 64 << 20;
+  int64_t max_message_bytes = rpc::kMaxMessageBytes;
 };
 
 // A job's figures for metrics.

@@ -14,13 +14,6 @@ namespace {
 
 std::string ErrnoText() { return std::strerror(errno); }
 
-// The folder holding `path` ("." for a bare name).
-std::string ParentOf(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 // Writes all of `contents` to `fd` and flushes it to the disk.
 bool WriteAndSync(int fd, std::string_view contents) {
   while (!contents.empty()) {
@@ -58,7 +51,13 @@ absl::Status WriteFileAtomically(const std::string& path,
     return absl::PermissionDeniedError(
         absl::StrCat(path, ": cannot rename ", temp, " into place: ", error));
   }
-  return SyncDirectory(ParentOf(path));
+  return SyncParentDirectory(path);
+}
+
+absl::Status SyncParentDirectory(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return SyncDirectory(".");
+  return SyncDirectory(slash == 0 ? "/" : path.substr(0, slash));
 }
 
 absl::Status SyncDirectory(const std::string& dir) {

@@ -18,6 +18,8 @@ absl::Status WriteFileAtomically(const std::string& path,
 
 // Flushes `dir`'s entries (a rename or a new file in it) to the disk.
 absl::Status SyncDirectory(const std::string& dir);
+// SyncDirectory of the folder holding `path` ("." for a bare name).
+absl::Status SyncParentDirectory(const std::string& path);
 
 }  // namespace mmapzero
 

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <numeric>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -12,6 +10,7 @@
 #include "CoinPackedMatrix.hpp"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "common/validate/decision_order.h"
 #include "common/validate/reference_latency.h"
 
 namespace mmapzero::bound {
@@ -58,16 +57,16 @@ class LinearProgram {
   // Maximises; the optimum's objective, or Internal.
   absl::StatusOr<double> Maximise() const {
     if (objective_.empty()) return 0.0;
-    const CoinPackedMatrix matrix(
+    CoinPackedMatrix matrix(
         /*colordered=*/true, rows_.data(), columns_.data(), values_.data(),
         static_cast<CoinBigIndex>(values_.size()));
+    // CLP wants the matrix's dimensions to match the bounds it is given
+    // (rows or columns without entries leave the triples short of them).
+    matrix.setDimensions(static_cast<int>(row_lower_.size()),
+                         static_cast<int>(objective_.size()));
     ClpSimplex model;
     model.setLogLevel(0);
-    // CLP wants the matrix's dimensions to match the bounds it is given.
-    CoinPackedMatrix sized(matrix);
-    sized.setDimensions(static_cast<int>(row_lower_.size()),
-                        static_cast<int>(objective_.size()));
-    model.loadProblem(sized, column_lower_.data(), column_upper_.data(),
+    model.loadProblem(matrix, column_lower_.data(), column_upper_.data(),
                       objective_.data(), row_lower_.data(), row_upper_.data());
     model.setOptimizationDirection(-1);  // maximise
     model.initialSolve();
@@ -185,17 +184,15 @@ class Chains {
   absl::flat_hash_map<int, int> parent_;
 };
 
-// Whether a copy of `demand` fits the supply of the steps from `from`
-// towards `limit` (by `step`, +1 or -1).
-bool CopyFits(const validate::ReferenceLatency& latency, double demand,
-              int from, int limit, int step) {
+// Whether a copy of `demand` fits the supply of steps [first, last], from
+// `prefix` (prefix[t] = the supply of the steps before t). A relative 1e-9
+// of slack, wider than the engine's 1e-12, so that rounding never rules
+// out a copy the game allows (ruling in one more only loosens the bound).
+bool CopyFits(const std::vector<double>& prefix, double demand, int first,
+              int last) {
   if (demand <= 0) return true;
-  double supply = 0;
-  for (int t = from; step < 0 ? t >= limit : t <= limit; t += step) {
-    supply += latency.Supply(t);
-    if (supply >= demand * (1 - 1e-12)) return true;  // the engine's tolerance
-  }
-  return false;
+  if (first > last) return false;
+  return prefix[last + 1] - prefix[first] >= demand * (1 - 1e-9);
 }
 
 // A copy's interval, step by step over a window next to `use` (column
@@ -258,16 +255,6 @@ absl::StatusOr<LpBound> SolveLpBound(const Workload& workload) {
   const int num_steps = workload.instructions_size();
   const int64_t memory = workload.memory_size();
 
-  // Decision order: by use time, operands before outputs, then id.
-  std::vector<int> order(workload.buffers_size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](int a, int b) {
-    const Buffer& x = workload.buffers(a);
-    const Buffer& y = workload.buffers(b);
-    return std::make_tuple(x.target_time(), x.is_output(), x.id()) <
-           std::make_tuple(y.target_time(), y.is_output(), y.id());
-  });
-
   int64_t operands = 0;
   for (const Buffer& buffer : workload.buffers()) operands += !buffer.is_output();
   const int copy_window = static_cast<int>(std::clamp<int64_t>(
@@ -290,16 +277,19 @@ absl::StatusOr<LpBound> SolveLpBound(const Workload& workload) {
   }
   // Bandwidth: E_t = E_{t-1} + demand copied for uses at t, E_t at most the
   // supply of the steps before t.
+  std::vector<double> supply_prefix(num_steps + 1, 0.0);
+  for (int t = 0; t < num_steps; ++t) {
+    supply_prefix[t + 1] = supply_prefix[t] + latency.Supply(t);
+  }
   std::vector<int> bandwidth_row(num_steps);
-  double supply_before = 0;
   int previous_total = -1;
   for (int t = 0; t < num_steps; ++t) {
-    const int total = lp.AddColumn(0, supply_before * (1 + 1e-9) + 1e-9, 0);
+    const int total =
+        lp.AddColumn(0, supply_prefix[t] * (1 + 1e-9) + 1e-9, 0);
     bandwidth_row[t] = lp.AddRow(0, 0);  // E_t - E_{t-1} - demands = 0
     lp.Set(bandwidth_row[t], total, 1.0);
     if (previous_total >= 0) lp.Set(bandwidth_row[t], previous_total, -1.0);
     previous_total = total;
-    supply_before += latency.Supply(t);
   }
 
   // Per step: the supply copies draw from it, and the copies whose
@@ -318,7 +308,7 @@ absl::StatusOr<LpBound> SolveLpBound(const Workload& workload) {
   // Bytes held once for several buffers at a step -> their column.
   absl::flat_hash_map<HeldKey, int> held_once;
   Chains chain(workload);
-  for (const int b : order) {
+  for (const int b : validate::DecisionOrder(workload)) {
     const Buffer& buffer = workload.buffers(b);
     const int use = buffer.target_time();
     const int tensor = buffer.tensor_id();
@@ -326,7 +316,7 @@ absl::StatusOr<LpBound> SolveLpBound(const Workload& workload) {
     struct Part {
       int column;
       int first, last;  // the steps it surely holds
-      bool shared;      // a NoCopy holding: the tensor's one allocation
+      bool shared;      // part of the tensor's chain of allocations
     };
     std::vector<Part> parts;
     // Counts this buffer's bytes at `step` for `column`. Bytes that one
@@ -357,25 +347,22 @@ absl::StatusOr<LpBound> SolveLpBound(const Workload& workload) {
       }
       lp.Set(row->second, column, -1.0);
     };
-    const auto hold_direct = [&](int step, int column) {
-      hold_as(step, column, /*shared=*/false);
-    };
-    const auto hold_shared = [&](int step, int column) {
-      hold_as(step, column, /*shared=*/true);
-    };
     if (buffer.size() <= memory) {
       const double demand = latency.Demand(b);
       if (buffer.is_output()) {
         // Copy: written back over (use, e], e no later than the last step.
         // Its allocation is the one a later NoCopy of the tensor extends:
         // held once with the tensor's other NoCopy holdings.
-        if (CopyFits(latency, demand, use + 1, num_steps - 1, +1)) {
+        if (CopyFits(supply_prefix, demand, use + 1, num_steps - 1)) {
           const int copy = lp.AddColumn(0, 1, 0);
           parts.push_back({copy, use, use, true});
           if (demand > 0) {
             AddCopyWindow(lp, copy, demand, use, /*before=*/false,
-                          num_steps - 1, copy_window, hold_shared, supply_row,
-                          pair_row);
+                          num_steps - 1, copy_window,
+                          [&](int step, int column) {
+                            hold_as(step, column, /*shared=*/true);
+                          },
+                          supply_row, pair_row);
           }
         }
         // NoCopy: resident over its live range.
@@ -385,13 +372,17 @@ absl::StatusOr<LpBound> SolveLpBound(const Workload& workload) {
                          true});
       } else {
         const int live_start = buffer.live_range().start();
-        if (CopyFits(latency, demand, use - 1, live_start, -1)) {
+        if (CopyFits(supply_prefix, demand, live_start, use - 1)) {
           const int copy = lp.AddColumn(0, 1, 0);
           lp.Set(bandwidth_row[use], copy, -demand);
           parts.push_back({copy, use, use, false});
           if (demand > 0) {
             AddCopyWindow(lp, copy, demand, use, /*before=*/true, live_start,
-                          copy_window, hold_direct, supply_row, pair_row);
+                          copy_window,
+                          [&](int step, int column) {
+                            hold_as(step, column, /*shared=*/false);
+                          },
+                          supply_row, pair_row);
           }
         }
         const auto previous = tensor_total.find(tensor);

@@ -1,8 +1,6 @@
 #include "common/features/config_presets.h"
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -10,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/base/read_file.h"
 #include "common/base/status_macros.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
@@ -122,14 +121,6 @@ absl::Status Positive(const char* field, double value, double hi) {
   if (value > 0 && value <= hi) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
       "config field ", field, " = ", value, ": must be in (0, ", hi, "]"));
-}
-
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
 }
 
 }  // namespace
@@ -285,7 +276,7 @@ absl::StatusOr<MuZeroConfig> LoadMuZeroConfig(
   if (preset.ok()) {
     config = *std::move(preset);
   } else {
-    ASSIGN_OR_RETURN(const std::string json, ReadFile(preset_or_path));
+    ASSIGN_OR_RETURN(const std::string json, ReadWholeFile(preset_or_path));
     // JSON -> binary holds only the fields the file names, so merging it
     // into the preset keeps the preset's other values.
     static auto* resolver =

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/base/atomic_file.h"
+#include "common/base/read_file.h"
 #include "common/base/status_macros.h"
 #include "common/model/network_checkpoint.h"
 
@@ -55,21 +56,10 @@ uint64_t Fnv1a(std::string_view bytes) {
   return hash;
 }
 
-absl::StatusOr<std::string> ReadWhole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat("learner checkpoint ", path, ": cannot open"));
-  }
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
 // "file <name> <bytes> <hash>" for `name` in `dir`.
 absl::StatusOr<std::string> FileLine(const std::string& dir,
                                      const std::string& name) {
-  ASSIGN_OR_RETURN(const std::string bytes, ReadWhole(dir + "/" + name));
+  ASSIGN_OR_RETURN(const std::string bytes, ReadWholeFile(dir + "/" + name));
   return absl::StrFormat("file %s %d %016x\n", name, bytes.size(),
                          Fnv1a(bytes));
 }
@@ -147,11 +137,6 @@ absl::Status LoadFrom(const std::string& dir, MuZeroNetwork& network,
   return absl::OkStatus();
 }
 
-std::string ParentOf(const std::string& dir) {
-  const fs::path parent = fs::path(dir).parent_path();
-  return parent.empty() ? "." : parent.string();
-}
-
 }  // namespace
 
 absl::Status SaveLearnerCheckpoint(const std::string& dir,
@@ -173,7 +158,7 @@ absl::Status SaveLearnerCheckpoint(const std::string& dir,
   if (error) return FsError("cannot rename into place", dir, error);
   // The previous checkpoint stays as "<dir>.old": the fallback should the
   // new one turn out damaged.
-  return SyncDirectory(ParentOf(dir));
+  return SyncParentDirectory(dir);
 }
 
 absl::Status LoadLearnerCheckpoint(const std::string& dir,

@@ -16,12 +16,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/rpc/message_limit.h"
 
 namespace mmapzero::rpc {
 
 struct GrpcServerOptions {
   std::string listen = "127.0.0.1:0";
-  int max_message_bytes = 64 << 20;
+  int max_message_bytes = kMaxMessageBytes;
   std::vector<grpc::Service*> services;    // not owned; outlive the server
   std::vector<std::string> service_names;  // full names, for health
 };

@@ -239,14 +239,11 @@ int64_t WorkerSession::heartbeats() const {
 }
 
 void WorkerSession::SetCounters(const v1::JobCounters& counters) {
-  // The coordinator refuses a heartbeat whose fatal error passes 4 KB
-  // (request_checks.cc); a long one must not cost the worker its leases.
-  constexpr size_t kMaxFatalError = 4000;
   absl::MutexLock lock(&mu_);
   v1::JobCounters& kept = counters_[counters.job_id()];
   kept = counters;
-  if (kept.fatal_error().size() > kMaxFatalError) {
-    kept.mutable_fatal_error()->resize(kMaxFatalError);
+  if (kept.fatal_error().size() > kMaxHeartbeatTextBytes) {
+    kept.mutable_fatal_error()->resize(kMaxHeartbeatTextBytes);
   }
 }
 

@@ -24,6 +24,7 @@
 
 #include <grpcpp/channel.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -38,6 +39,12 @@
 #include "proto/worker.grpc.pb.h"
 
 namespace mmapzero::rpc {
+
+// The coordinator refuses a heartbeat whose job id, loss-term name or
+// fatal error is longer than this (coordinator/request_checks.cc); the
+// session cuts a fatal error to it, so that a long one cannot cost the
+// worker its leases.
+inline constexpr size_t kMaxHeartbeatTextBytes = 4096;
 
 struct WorkerSessionOptions {
   std::string coordinator;  // host:port

@@ -140,18 +140,4 @@ absl::StatusOr<Workload> WorkloadFromMiniMalloc(
   return workload;
 }
 
-int64_t PeakLiveBytes(const Workload& workload) {
-  std::vector<int64_t> delta(workload.instructions_size() + 1, 0);
-  for (const Buffer& buffer : workload.buffers()) {
-    delta[buffer.live_range().start()] += buffer.size();
-    delta[buffer.live_range().end() + 1] -= buffer.size();
-  }
-  int64_t live = 0, peak = 0;
-  for (const int64_t change : delta) {
-    live += change;
-    peak = std::max(peak, live);
-  }
-  return peak;
-}
-
 }  // namespace mmapzero

@@ -40,11 +40,6 @@ struct MiniMallocOptions {
 absl::StatusOr<Workload> WorkloadFromMiniMalloc(absl::string_view csv,
                                                 const MiniMallocOptions& options);
 
-// The most bytes live at one time, each buffer counted over its live range:
-// for a workload with one buffer per tensor (as here), no placement can use
-// less memory.
-int64_t PeakLiveBytes(const Workload& workload);
-
 }  // namespace mmapzero
 
 #endif  // MMAPZERO_COMMON_WORKLOAD_MINIMALLOC_H_

@@ -18,6 +18,7 @@
 #include "common/game/mmap_game.h"
 #include "common/game/program.h"
 #include "common/validate/validator.h"
+#include "common/workload/workload_stats.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -73,7 +74,7 @@ TEST(MiniMallocTest, EveryInstancePacksValidlyWithAllBuffersResident) {
     absl::StatusOr<Workload> instance = WorkloadFromMiniMalloc(
         Read(path.string()), {.name = file, .capacity = capacity});
     ASSERT_TRUE(instance.ok()) << file << ": " << instance.status();
-    const int64_t peak = PeakLiveBytes(*instance);
+    const int64_t peak = ComputeWorkloadStats(*instance).peak_live_bytes;
     EXPECT_LE(peak, capacity) << file;
 
     // Room for any order: every buffer placed; the validator agrees.
@@ -111,7 +112,7 @@ TEST(MiniMallocTest, TheTinyExampleFitsItsTwelveBytes) {
       Read(kDir + "/input.12.csv"), {.name = "input.12", .capacity = 12});
   ASSERT_TRUE(instance.ok()) << instance.status();
   EXPECT_EQ(instance->buffers_size(), 5);
-  EXPECT_EQ(PeakLiveBytes(*instance), 12);
+  EXPECT_EQ(ComputeWorkloadStats(*instance).peak_live_bytes, 12);
   const Solution solution = PlayResident(*instance);
   const validate::ValidationReport report =
       validate::ValidateSolution(*instance, solution);
