@@ -4,6 +4,9 @@
 // Every solution is validated independently and replayed in the latency
 // simulator; the heuristic's simulated latency is the speed-up baseline.
 // Prints a Markdown table (for docs/benchmarks.md); --json for scripts;
+// --bound-seconds S adds each workload's optimality bound (mmapctl bound,
+// given at most S seconds) and every solution's gap to it, with the time
+// the bound took in the notes.
 // --convergence OUT.csv records ES, BRKGA, random's and muzero's progress
 // reports on the --convergence-workload(s), and the heuristic's one result
 // as a reference, for bench/plot_convergence.py (the paper's Figure 5).
@@ -12,6 +15,7 @@
 // Usage: quality_bench [--budget SECONDS] [--threads N] [--solvers a,b]
 //   [--hlo-dir DIR] [--hardware NAME|FILE[@fast=Kx]] [--alignment A]
 //   [--workloads a,b] [--seed S] [--json] [--json-out FILE]
+//   [--bound-seconds S]
 //   [--convergence OUT.csv] [--convergence-workload NAME[,NAME...]]
 #include <algorithm>
 #include <cstdio>
@@ -22,12 +26,14 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "bench/quality/quality_report.h"
 #include "bench/quality/quality_run.h"
 #include "bench/quality/quality_workloads.h"
+#include "common/bound/optimality_bound.h"
 #include "common/workload/hardware_profiles.h"
 #ifdef MMAPZERO_WITH_TORCH
 #include "common/model/register_model_solvers.h"
@@ -50,6 +56,7 @@ struct Flags {
   std::string json_out;  // also write the JSON here
   std::string convergence_csv;
   std::vector<std::string> convergence_workloads = {"transformer-3000"};
+  double bound_seconds = 0;  // 0: no bounds
 };
 
 // The solvers whose progress the convergence plot shows.
@@ -107,6 +114,9 @@ bool ParseFlags(int argc, char** argv, Flags* flags) {
       ok = absl::SimpleAtoi(value, &flags->seed);
     } else if (arg == "--json-out") {
       flags->json_out = value;
+    } else if (arg == "--bound-seconds") {
+      ok = absl::SimpleAtod(value, &flags->bound_seconds) &&
+           flags->bound_seconds >= 0;
     } else if (arg == "--convergence") {
       flags->convergence_csv = value;
     } else if (arg == "--convergence-workload") {
@@ -147,6 +157,32 @@ std::string LoadAverage() {
       absl::StrSplit(FirstLine("/proc/loadavg"), ' ');
   if (fields.size() < 3) return "unknown";
   return absl::StrCat(fields[0], " / ", fields[1], " / ", fields[2]);
+}
+
+// The workload's normalised bound within `seconds` (0: not asked), with a
+// note of what it took; -1 when not asked or not computed.
+double BoundOf(const QualityWorkload& workload, double seconds,
+               std::vector<std::string>* notes) {
+  if (seconds <= 0) return -1;
+  std::fprintf(stderr, "  bound      (at most %g s)...\n", seconds);
+  bound::BoundOptions options;
+  options.max_seconds = seconds;
+  const absl::StatusOr<bound::OptimalityBound> bound =
+      bound::ComputeBound(workload.workload, options);
+  if (!bound.ok()) {
+    notes->push_back(absl::StrCat("bound on ", workload.name, ": ",
+                                  bound.status().message()));
+    std::fprintf(stderr, "  bound      %s\n",
+                 std::string(bound.status().message()).c_str());
+    return -1;
+  }
+  notes->push_back(absl::StrFormat(
+      "bound on %s: %s %.4f (%s: %s) in %.1f s", workload.name,
+      bound->exact ? "=" : "<=", bound->normalised_return, bound->method,
+      bound->details, bound->seconds));
+  std::fprintf(stderr, "  bound      %.1f s, %.4f\n", bound->seconds,
+               bound->normalised_return);
+  return bound->normalised_return;
 }
 
 int Main(int argc, char** argv) {
@@ -192,6 +228,7 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "workload %s: %d buffers, %d steps\n",
                  workload.name.c_str(), workload.program->num_buffers(),
                  workload.program->num_steps());
+    const double bound = BoundOf(workload, flags.bound_seconds, &notes);
     for (const std::string& solver : solvers) {
       if (std::find(unavailable.begin(), unavailable.end(), solver) !=
           unavailable.end()) {
@@ -220,6 +257,7 @@ int Main(int argc, char** argv) {
                                      row.message, ")"));
         continue;
       }
+      row.bound = bound;
       rows.push_back(std::move(row));
     }
   }

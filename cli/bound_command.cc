@@ -1,9 +1,12 @@
-// `mmapctl bound WORKLOAD [--solution SOLUTION] [--json]`: an upper bound on
-// the workload's best normalised return (common/bound/optimality_bound.h):
-// the exact optimum for a program of a dozen buffers, else an LP
-// relaxation. With --solution, that solution's gap to it, after the
-// independent validator has recomputed its return.
+// `mmapctl bound WORKLOAD [--solution SOLUTION] [--time-limit SECONDS]
+// [--json]`: an upper bound on the workload's best normalised return
+// (common/bound/optimality_bound.h): the exact optimum for a program of a
+// dozen buffers, else an LP relaxation, given at most --time-limit seconds
+// (default: none; past it, an error saying so). With --solution, that
+// solution's gap to it, after the independent validator has recomputed its
+// return.
 #include <iostream>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -19,20 +22,43 @@
 namespace mmapzero::cli {
 namespace {
 
-constexpr char kUsage[] = "bound WORKLOAD [--solution SOLUTION] [--json]";
+constexpr char kUsage[] =
+    "bound WORKLOAD [--solution SOLUTION] [--time-limit SECONDS] [--json]";
 
 }  // namespace
 
 absl::Status RunBound(const Args& args) {
   ASSIGN_OR_RETURN(const CommandLine line,
-                   CommandLine::Parse(args, {"solution"}, {"json"}));
+                   CommandLine::Parse(args, {"solution", "time-limit"},
+                                      {"json"}));
   RETURN_IF_ERROR(line.ExpectPositional(1, kUsage));
+  bound::BoundOptions options;
+  ASSIGN_OR_RETURN(options.max_seconds, line.GetDouble("time-limit", 0));
+  if (!(options.max_seconds >= 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--time-limit: must be seconds >= 0 (0: no limit), got ",
+                     line.GetString("time-limit", "")));
+  }
   const std::string& path = line.positional()[0];
   ASSIGN_OR_RETURN(const Workload workload, ReadWorkload(path));
+  // The solution first: a bad file fails before minutes of LP.
+  std::optional<validate::ValidationReport> report;
+  const std::string solution_path = line.GetString("solution", "");
+  if (line.Has("solution")) {
+    ASSIGN_OR_RETURN(const Solution solution, ReadSolution(solution_path));
+    report = validate::ValidateSolution(workload, solution);
+    if (!report->ok) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          solution_path, ": not a valid solution of ", path, " (",
+          report->violations.empty() ? "" : report->violations[0].message,
+          "); `mmapctl validate` lists why"));
+    }
+  }
   // Seconds on hundreds of buffers, minutes on tens of thousands.
   std::cerr << "bounding " << path << " (" << workload.buffers_size()
             << " buffers)..." << std::endl;
-  absl::StatusOr<bound::OptimalityBound> bound = bound::ComputeBound(workload);
+  absl::StatusOr<bound::OptimalityBound> bound =
+      bound::ComputeBound(workload, options);
   if (!bound.ok()) {
     return absl::Status(bound.status().code(),
                         absl::StrCat(path, ": ", bound.status().message()));
@@ -49,24 +75,14 @@ absl::Status RunBound(const Args& args) {
       "%s: best normalised return %s %.4f (%s: %s; %.2f s)\n", workload.name(),
       bound->exact ? "=" : "<=", bound->normalised_return, bound->method,
       bound->details, bound->seconds);
-  if (line.Has("solution")) {
-    const std::string solution_path = line.GetString("solution", "");
-    ASSIGN_OR_RETURN(const Solution solution, ReadSolution(solution_path));
-    const validate::ValidationReport report =
-        validate::ValidateSolution(workload, solution);
-    if (!report.ok) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          solution_path, ": not a valid solution of ", path, " (",
-          report.violations.empty() ? "" : report.violations[0].message,
-          "); `mmapctl validate` lists why"));
-    }
-    const double gap = bound->normalised_return - report.normalised_return;
-    json["solution_normalised_return"] = report.normalised_return;
+  if (report.has_value()) {
+    const double gap = bound->normalised_return - report->normalised_return;
+    json["solution_normalised_return"] = report->normalised_return;
     json["gap"] = gap;
     absl::StrAppendFormat(&text,
                           "%s: %.4f, at most %.4f below the optimum%s\n",
-                          solution_path, report.normalised_return,
-                          GapToBound(*bound, report.normalised_return),
+                          solution_path, report->normalised_return,
+                          GapToBound(*bound, report->normalised_return),
                           bound->exact && gap < 1e-9 ? " (optimal)" : "");
   }
   if (line.Has("json")) {

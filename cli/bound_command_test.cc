@@ -52,6 +52,22 @@ TEST(BoundCommandTest, PrintsTheBoundAndASolutionsGapToIt) {
             json["bound_normalised_return"].get<double>());
 }
 
+TEST(BoundCommandTest, TimeLimitStopsTheRelaxationWithAClearError) {
+  // 300 buffers: an LP of seconds, stopped after a tenth of one.
+  const std::string workload = Temp("mlp300.json");
+  ::testing::internal::CaptureStdout();
+  ASSERT_TRUE(RunGenerate({"--family", "mlp", "--buffers", "300", "--seed",
+                           "1", "--out", workload})
+                  .ok());
+  ::testing::internal::GetCapturedStdout();
+  const absl::Status status = RunBound({workload, "--time-limit", "0.1"});
+  EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(status.message(), HasSubstr(workload));
+  EXPECT_THAT(status.message(), HasSubstr("did not finish in 0.1 s"));
+  EXPECT_THAT(Bound({workload, "--time-limit", "-1"}),
+              HasSubstr("--time-limit: must be seconds >= 0"));
+}
+
 TEST(BoundCommandTest, BadInputNamesTheFile) {
   EXPECT_THAT(Bound({"/nonexistent/w.json"}), HasSubstr("/nonexistent/w.json"));
   EXPECT_THAT(Bound({kSmall, "--solution", "/nonexistent/s.json"}),

@@ -1,5 +1,6 @@
 #include "bench/quality/quality_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -55,6 +56,13 @@ std::string JsonString(const std::string& text) {
   return out + "\"";
 }
 
+// "0.7992 | 0.2563": the bound and the row's gap to it; dashes without one.
+std::string BoundCells(const QualityRow& r) {
+  if (r.bound < 0) return "– | –";
+  return absl::StrFormat("%.4f | %.4f", r.bound,
+                         std::max(0.0, r.bound - r.normalised_return));
+}
+
 }  // namespace
 
 void PrintQualityMarkdown(const QualityContext& context,
@@ -68,20 +76,26 @@ void PrintQualityMarkdown(const QualityContext& context,
                context.machine.c_str(), context.hardware.c_str(),
                context.budget_seconds, context.threads,
                context.load_before.c_str(), context.load_after.c_str());
+  // The bound's columns only when some workload has one (--bound-seconds).
+  const bool bounds = std::any_of(rows.begin(), rows.end(),
+                                  [](const QualityRow& r) { return r.bound >= 0; });
   std::fprintf(out,
-               "| workload | buffers | solver | normalised return | modelled "
+               "| workload | buffers | solver | normalised return |%s modelled "
                "latency (ms) | simulated latency (ms) | speed-up over "
                "heuristic (simulated) | (modelled) | wall (s) | evaluations "
-               "| evaluations/s |\n");
-  std::fprintf(out, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+               "| evaluations/s |\n",
+               bounds ? " bound | gap at most |" : "");
+  std::fprintf(out, "|---|---:|---|---:|%s---:|---:|---:|---:|---:|---:|---:|\n",
+               bounds ? "---:|---:|" : "");
   for (const QualityRow& r : rows) {
     if (r.status != RunStatus::kOk) continue;
     // A one-game solver's rate only restates its wall time.
     const std::string rate =
         r.evaluations > 1 ? Rate(r.evaluations_per_second()) : "–";
     std::fprintf(
-        out, "| %s | %d | %s | %.4f | %s | %s | %s | %s | %.2f | %lld | %s |\n",
+        out, "| %s | %d | %s | %.4f |%s %s | %s | %s | %s | %.2f | %lld | %s |\n",
         r.workload.c_str(), r.buffers, r.solver.c_str(), r.normalised_return,
+        bounds ? absl::StrCat(" ", BoundCells(r), " |").c_str() : "",
         Ms(r.modelled_latency_us).c_str(), Ms(r.simulated_latency_us).c_str(),
         Ratio(r.speedup_over_heuristic).c_str(),
         Ratio(r.speedup_over_heuristic_modelled).c_str(), r.wall_seconds,
@@ -122,7 +136,8 @@ void PrintQualityJson(const QualityContext& context,
                  "\"normalised_return\": %s, \"modelled_latency_us\": %s, "
                  "\"simulated_latency_us\": %s, \"all_slow_latency_us\": %s, "
                  "\"drop_backups\": %d, \"speedup_over_heuristic\": %s, "
-                 "\"speedup_over_heuristic_modelled\": %s}",
+                 "\"speedup_over_heuristic_modelled\": %s, "
+                 "\"bound_normalised_return\": %s}",
                  i ? "," : "", JsonString(r.workload).c_str(), r.buffers,
                  JsonString(r.solver).c_str(), StatusName(r.status),
                  JsonString(r.message).c_str(),
@@ -134,7 +149,8 @@ void PrintQualityJson(const QualityContext& context,
                  JsonNumber(r.simulated_latency_us).c_str(),
                  JsonNumber(r.all_slow_latency_us).c_str(), r.drop_backups,
                  JsonNumber(r.speedup_over_heuristic).c_str(),
-                 JsonNumber(r.speedup_over_heuristic_modelled).c_str());
+                 JsonNumber(r.speedup_over_heuristic_modelled).c_str(),
+                 r.bound < 0 ? "null" : JsonNumber(r.bound).c_str());
   }
   std::fprintf(out, "],\n \"notes\": [");
   for (size_t i = 0; i < notes.size(); ++i) {

@@ -33,6 +33,9 @@ struct QualityRow {
   // heuristic has no figures on this workload (FillSpeedUps).
   double speedup_over_heuristic = 0;
   double speedup_over_heuristic_modelled = 0;
+  // The workload's optimality bound (normalised; quality_bench
+  // --bound-seconds); negative when it was not computed or not in time.
+  double bound = -1;
 
   double evaluations_per_second() const {
     return wall_seconds > 0 ? evaluations / wall_seconds : 0;

@@ -104,5 +104,35 @@ TEST(QualityReportTest, ConvergenceCsvHasAHeaderAndOneLinePerPoint) {
             "muzero,w,2.000,20,0.500000,0.375000\n");
 }
 
+// The markdown table as PrintQualityMarkdown writes it for `rows`.
+std::string Markdown(const std::vector<QualityRow>& rows) {
+  char* buffer = nullptr;
+  size_t size = 0;
+  std::FILE* out = open_memstream(&buffer, &size);
+  PrintQualityMarkdown(QualityContext{}, rows, {}, out);
+  std::fclose(out);
+  std::string text(buffer, size);
+  std::free(buffer);
+  return text;
+}
+
+TEST(QualityReportTest, BoundAndGapColumnsOnlyWhenABoundWasComputed) {
+  QualityRow row;
+  row.workload = "mlp-300";
+  row.solver = "brkga";
+  row.normalised_return = 0.5;
+  EXPECT_THAT(Markdown({row}), ::testing::Not(HasSubstr("bound")));
+  row.bound = 0.75;
+  QualityRow unbounded = row;
+  unbounded.workload = "transformer-10000";
+  unbounded.bound = -1;  // not computed in time
+  const std::string text = Markdown({row, unbounded});
+  EXPECT_THAT(text, HasSubstr("| normalised return | bound | gap at most |"));
+  EXPECT_THAT(text, HasSubstr("| mlp-300 | 0 | brkga | 0.5000 | 0.7500 | "
+                              "0.2500 |"));
+  EXPECT_THAT(text, HasSubstr("| transformer-10000 | 0 | brkga | 0.5000 | – | "
+                              "– |"));
+}
+
 }  // namespace
 }  // namespace mmapzero::bench

@@ -10,6 +10,7 @@
 #include "CoinPackedMatrix.hpp"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "common/validate/decision_order.h"
 #include "common/validate/reference_latency.h"
 
@@ -54,8 +55,9 @@ class LinearProgram {
   int64_t num_rows() const { return static_cast<int64_t>(row_lower_.size()); }
   int64_t nonzeros() const { return static_cast<int64_t>(values_.size()); }
 
-  // Maximises; the optimum's objective, or Internal.
-  absl::StatusOr<double> Maximise() const {
+  // Maximises; the optimum's objective, DeadlineExceeded past max_seconds
+  // (> 0), or Internal.
+  absl::StatusOr<double> Maximise(double max_seconds) const {
     if (objective_.empty()) return 0.0;
     CoinPackedMatrix matrix(
         /*colordered=*/true, rows_.data(), columns_.data(), values_.data(),
@@ -69,7 +71,13 @@ class LinearProgram {
     model.loadProblem(matrix, column_lower_.data(), column_upper_.data(),
                       objective_.data(), row_lower_.data(), row_upper_.data());
     model.setOptimizationDirection(-1);  // maximise
+    if (max_seconds > 0) model.setMaximumSeconds(max_seconds);
     model.initialSolve();
+    if (max_seconds > 0 && model.hitMaximumIterations()) {
+      return absl::DeadlineExceededError(absl::StrFormat(
+          "the LP relaxation (%d columns, %d rows) did not finish in %g s",
+          objective_.size(), row_lower_.size(), max_seconds));
+    }
     if (!model.isProvenOptimal()) {
       return absl::InternalError(absl::StrCat(
           "the LP solver (CLP) ended with status ", model.status(),
@@ -249,7 +257,8 @@ void AddCopyWindow(LinearProgram& lp, int copy, double demand, int use,
 
 }  // namespace
 
-absl::StatusOr<LpBound> SolveLpBound(const Workload& workload) {
+absl::StatusOr<LpBound> SolveLpBound(const Workload& workload,
+                                     double max_seconds) {
   const validate::ReferenceLatency latency(workload);
   const Savings savings = SavingsOf(workload, latency);
   const int num_steps = workload.instructions_size();
@@ -428,7 +437,7 @@ absl::StatusOr<LpBound> SolveLpBound(const Workload& workload) {
     tensor_last_use[tensor] = use;
   }
 
-  absl::StatusOr<double> optimum = lp.Maximise();
+  absl::StatusOr<double> optimum = lp.Maximise(max_seconds);
   if (!optimum.ok()) return optimum.status();
   double normaliser = 0;
   for (int t = 0; t < num_steps; ++t) {

@@ -48,9 +48,11 @@ struct LpBound {
   int64_t nonzeros = 0;
 };
 
-// `workload` must pass CheckWorkload. Internal when the solver does not
-// reach an optimum.
-absl::StatusOr<LpBound> SolveLpBound(const Workload& workload);
+// `workload` must pass CheckWorkload. With max_seconds > 0 the solver stops
+// after that long: DeadlineExceeded (a relaxation stopped early bounds
+// nothing). Internal when the solver does not reach an optimum otherwise.
+absl::StatusOr<LpBound> SolveLpBound(const Workload& workload,
+                                     double max_seconds = 0);
 
 }  // namespace mmapzero::bound
 

@@ -31,7 +31,7 @@ absl::StatusOr<OptimalityBound> ComputeBound(const Workload& workload,
       return bound;
     }
   }
-  ASSIGN_OR_RETURN(const LpBound lp, SolveLpBound(workload));
+  ASSIGN_OR_RETURN(const LpBound lp, SolveLpBound(workload, options.max_seconds));
   bound.return_us = lp.return_us;
   bound.normalised_return = lp.normalised_return;
   bound.method = "LP relaxation";

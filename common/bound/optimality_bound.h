@@ -19,6 +19,8 @@ struct BoundOptions {
   // most this many moves (about a second); else, or past it, the LP.
   int exact_max_buffers = 16;
   int64_t exact_max_moves = 2'000'000;
+  // The LP's time limit in seconds; 0: none. Past it, DeadlineExceeded.
+  double max_seconds = 0;
 };
 
 struct OptimalityBound {
@@ -31,7 +33,8 @@ struct OptimalityBound {
 };
 
 // InvalidArgument (naming the field) for a workload that fails
-// CheckWorkload; Internal when the LP solver fails.
+// CheckWorkload; DeadlineExceeded when the LP passes options.max_seconds;
+// Internal when the LP solver fails.
 absl::StatusOr<OptimalityBound> ComputeBound(const Workload& workload,
                                              const BoundOptions& options = {});
 

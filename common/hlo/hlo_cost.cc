@@ -5,13 +5,13 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "common/hlo/hlo_call_inliner.h"
 #include "common/hlo/hlo_lexer.h"
 #include "common/hlo/hlo_opcodes.h"
 
 namespace mmapzero::hlo {
 namespace {
 
-constexpr int kMaxCallDepth = 32;
 
 const HloShape kEmptyShape{};
 
@@ -172,6 +172,11 @@ double HloCostModel::Flops(const HloComputation& computation,
     case OpcodeClass::kFusion:
       return FusionFlops(instruction);
     default:
+      // An async start runs the computation it wraps.
+      if (instruction.opcode == "async-start" &&
+          instruction.Attribute("calls") != nullptr) {
+        return FusionFlops(instruction);
+      }
       return 0;
   }
 }
@@ -242,8 +247,9 @@ double HloCostModel::FusionFlops(const HloInstruction& instruction) {
   if (it != fusion_flops_.end()) return it->second;
   const HloComputation* fused = module_.FindComputation(called);
   if (fused == nullptr || depth_ > kMaxCallDepth) {
-    Warn(instruction.line, absl::StrCat("fusion: fused computation '", called,
-                                        "' not found; costed by bytes only"));
+    Warn(instruction.line,
+         absl::StrCat(instruction.opcode, ": called computation '", called,
+                      "' not found; costed by bytes only"));
     return 0;
   }
   ++depth_;

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/hlo/hlo_module_parser.h"
-#include "common/hlo/hlo_program_order.h"
+#include "common/hlo/hlo_call_inliner.h"
 #include "common/hlo/hlo_workload_builder.h"
 #include "common/workload/workload_check.h"
 
@@ -19,11 +19,10 @@ absl::StatusOr<HloImportResult> ImportHloText(std::string_view text,
   if (effective.alignment < 1) effective.alignment = 1;
   ASSIGN_OR_RETURN(const HloModule module,
                    ParseHloModule(text, effective.source_name));
-  ASSIGN_OR_RETURN(const std::vector<int> order,
-                   ProgramOrder(module.entry_computation(), module.is_scheduled,
-                                effective.source_name));
+  ASSIGN_OR_RETURN(const FlatEntry entry,
+                   FlattenEntry(module, effective.source_name));
   ASSIGN_OR_RETURN(HloImportResult result,
-                   BuildWorkload(module, order, effective));
+                   BuildWorkload(module, entry, effective));
   if (absl::Status status = CheckWorkload(result.workload); !status.ok()) {
     return absl::InternalError(
         absl::StrCat(effective.source_name,

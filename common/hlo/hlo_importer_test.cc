@@ -167,15 +167,19 @@ TEST(HloImporterTest, WhileIsOneInstructionWithAliasedStateAndTripCount) {
   const double expected = 10 * (us(1, 12) + us(256, 2048) + us(1, 9));
   EXPECT_DOUBLE_EQ(w.instructions(0).roofline().compute_us(), expected);
   EXPECT_EQ(w.instructions(0).roofline().flops(), 0);
-  EXPECT_TRUE(result.warnings.empty());
+  // The body's buffers are not modelled: the import says so.
+  ASSERT_EQ(result.warnings.size(), 1u);
+  EXPECT_THAT(result.warnings[0],
+              HasSubstr("test.hlo:21: while 'w' is one instruction: the 11 "
+                        "instructions of its body and condition"));
 }
 
 TEST(HloImporterTest, UnknownTripCountIsOneIterationWithWarning) {
   std::string text = kLoop;
   text.replace(text.find("direction=LT"), 12, "direction=NE");
   const HloImportResult result = Import(text);
-  ASSERT_EQ(result.warnings.size(), 1u);
-  EXPECT_THAT(result.warnings[0], HasSubstr("test.hlo:21: while: trip count"));
+  ASSERT_EQ(result.warnings.size(), 2u);
+  EXPECT_THAT(result.warnings[1], HasSubstr("test.hlo:21: while: trip count"));
 }
 
 TEST(HloImporterTest, InputOutputAliasTiesParameterLastUseToOutput) {
@@ -217,6 +221,144 @@ ENTRY e {
                                               Row{"cs{2}", true, 0, 4, 0, 0},
                                               Row{"cs{0}", false, 1, 128, 0, 1},
                                               Row{"n", true, 1, 128, 1, 1}));
+  // The S(1) annotations (an earlier memory-space assignment) are ignored,
+  // once, with a warning naming the first line that has one.
+  ASSERT_EQ(result.warnings.size(), 1u);
+  EXPECT_THAT(result.warnings[0],
+              HasSubstr("test.hlo:4: 3 arrays carry a memory-space "
+                        "annotation"));
+}
+
+// Entry -> outer -> inner: every call is replaced by the instructions of
+// the computation it calls, named <call>/<name>, in program order; the
+// callee's parameters are the caller's operands and the call's value is
+// the callee's ROOT.
+constexpr char kNestedCalls[] = R"(HloModule calls, is_scheduled=true
+inner {
+  x = f32[16]{0} parameter(0)
+  y = f32[16]{0} parameter(1)
+  s = f32[16]{0} add(x, y)
+  ROOT m = f32[16]{0} multiply(s, x)
+}
+outer {
+  a = f32[16]{0} parameter(0)
+  i = f32[16]{0} call(a, a), to_apply=inner
+  ROOT n = f32[16]{0} negate(i)
+}
+ENTRY e {
+  p = f32[16]{0} parameter(0)
+  c = f32[16]{0} call(p), to_apply=outer
+  ROOT r = f32[16]{0} exponential(c)
+})";
+
+TEST(HloImporterTest, CallsAreInlinedWithTheirWorkNestedCallsIncluded) {
+  const HloImportResult result = Import(kNestedCalls);
+  const Workload& w = result.workload;
+  EXPECT_THAT(Names(w), ::testing::ElementsAre("c/i/s", "c/i/m", "c/n", "r"));
+  EXPECT_THAT(Rows(w),
+              ::testing::ElementsAre(
+                  Row{"p", false, 0, 64, 0, 1}, Row{"c/i/s", true, 0, 64, 0, 1},
+                  Row{"c/i/s", false, 1, 64, 0, 1},
+                  Row{"p", false, 1, 64, 0, 1},
+                  Row{"c/i/m", true, 1, 64, 1, 2},
+                  Row{"c/i/m", false, 2, 64, 1, 2},
+                  Row{"c/n", true, 2, 64, 2, 3},
+                  Row{"c/n", false, 3, 64, 2, 3}, Row{"r", true, 3, 64, 3, 3}));
+  EXPECT_EQ(w.provenance().at("inlined_calls"), "2");
+  EXPECT_EQ(w.provenance().at("hlo_entry_instructions"), "3");
+  EXPECT_TRUE(result.warnings.empty()) << result.warnings.front();
+  ExpectRandomGameValidates(w, 5);
+}
+
+TEST(HloImporterTest, AnEntryThatOnlyCallsImportsToItsRealInstructionCount) {
+  // PyTorch/XLA and XLA:GPU command buffers hand the entry's work to one
+  // called computation; its result may pass a parameter straight through.
+  const HloImportResult result = Import(R"(HloModule wrapped
+body {
+  a = f32[8,16]{1,0} parameter(0)
+  b = f32[16,4]{1,0} parameter(1)
+  d = f32[8,4]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  e = f32[8,4]{1,0} exponential(d)
+  ROOT t = (f32[8,4]{1,0}, f32[16,4]{1,0}) tuple(e, b)
+}
+ENTRY main {
+  a = f32[8,16]{1,0} parameter(0)
+  b = f32[16,4]{1,0} parameter(1)
+  ROOT c = (f32[8,4]{1,0}, f32[16,4]{1,0}) call(a, b), to_apply=body
+})");
+  const Workload& w = result.workload;
+  EXPECT_THAT(Names(w), ::testing::ElementsAre("c/d", "c/e"));
+  // The dot keeps its own cost: 2 x 32 outputs x 16 contracted.
+  EXPECT_EQ(w.instructions(0).roofline().flops(), 1024);
+  // b is passed through to the output: it lives to the end.
+  bool b_to_end = false;
+  for (const Buffer& buffer : w.buffers()) {
+    if (buffer.tensor_name() == "b") b_to_end = buffer.live_range().end() == 1;
+  }
+  EXPECT_TRUE(b_to_end);
+  ExpectRandomGameValidates(w, 6);
+}
+
+TEST(HloImporterTest, MalformedCallsAreErrorsNamingTheLine) {
+  // A computation that calls itself.
+  auto recursive = ImportHloText(R"(HloModule r
+loop {
+  x = f32[4]{0} parameter(0)
+  ROOT y = f32[4]{0} call(x), to_apply=loop
+}
+ENTRY e {
+  p = f32[4]{0} parameter(0)
+  ROOT c = f32[4]{0} call(p), to_apply=loop
+})",
+                                 TestOptions());
+  ASSERT_FALSE(recursive.ok());
+  EXPECT_THAT(recursive.status().message(),
+              HasSubstr("test.hlo:4: calls nest deeper than 64 levels"));
+  // A parameter number the call does not pass.
+  auto missing = ImportHloText(R"(HloModule m
+f {
+  x = f32[4]{0} parameter(1)
+  ROOT y = f32[4]{0} negate(x)
+}
+ENTRY e {
+  p = f32[4]{0} parameter(0)
+  ROOT c = f32[4]{0} call(p), to_apply=f
+})",
+                               TestOptions());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.status().message(),
+              HasSubstr("test.hlo:3: parameter(1) of computation 'f' is not "
+                        "one of the call's 1 operands"));
+}
+
+TEST(HloImporterTest, AsyncPairIsOneOperationSpanningItsInterval) {
+  // The async start runs the wrapped dot; what it reads stays live until
+  // its done, across the instruction scheduled between them.
+  const HloImportResult result = Import(R"(HloModule async, is_scheduled=true
+wrapped {
+  a = f32[8,16]{1,0} parameter(0)
+  b = f32[16,4]{1,0} parameter(1)
+  ROOT d = f32[8,4]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+ENTRY e {
+  a = f32[8,16]{1,0} parameter(0)
+  b = f32[16,4]{1,0} parameter(1)
+  q = f32[4]{0} parameter(2)
+  s = ((f32[8,16]{1,0}, f32[16,4]{1,0}), f32[8,4]{1,0}, u32[]) async-start(a, b), calls=wrapped
+  n = f32[4]{0} negate(q)
+  d = f32[8,4]{1,0} async-done(s)
+  ROOT t = (f32[8,4]{1,0}, f32[4]{0}) tuple(d, n)
+})");
+  const Workload& w = result.workload;
+  EXPECT_THAT(Names(w), ::testing::ElementsAre("s", "n"));
+  EXPECT_EQ(w.instructions(0).roofline().flops(), 1024);
+  for (const Buffer& buffer : w.buffers()) {
+    if (buffer.tensor_name() == "a" || buffer.tensor_name() == "b") {
+      EXPECT_EQ(buffer.live_range().end(), 1) << buffer.tensor_name();
+    }
+  }
+  EXPECT_TRUE(result.warnings.empty()) << result.warnings.front();
+  ExpectRandomGameValidates(w, 7);
 }
 
 TEST(HloImporterTest, FusionIsOneInstructionCostedByItsFusedFlops) {

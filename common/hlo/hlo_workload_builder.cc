@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/hlo/hlo_cost.h"
 #include "common/hlo/hlo_lexer.h"
 #include "common/hlo/hlo_module_parser.h"
@@ -38,19 +39,29 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
 
 class Builder {
  public:
-  Builder(const HloModule& module, const HloImportOptions& options)
+  Builder(const HloModule& module, const FlatEntry& entry,
+          const HloImportOptions& options)
       : module_(module),
-        entry_(module.entry_computation()),
+        entry_(entry.computation),
+        inlined_calls_(entry.inlined_calls),
         options_(options),
         cost_(module, options.hardware, options.source_name) {}
 
-  absl::StatusOr<HloImportResult> Build(const std::vector<int>& order);
+  absl::StatusOr<HloImportResult> Build();
 
  private:
   absl::Status Visit(const HloInstruction& instruction);
   absl::StatusOr<bool> ResolveView(const HloInstruction& instruction,
                                    std::vector<int>* leaves);
   void AddInstruction(const HloInstruction& instruction);
+  // A loop or conditional stays one instruction: warns that the code it
+  // runs is not modelled as buffers.
+  void WarnOpaque(const HloInstruction& instruction);
+  // A `*-done`: what its start read stays live until here.
+  void EndAsync(const HloInstruction& done);
+  // Once per module: layouts carry memory spaces (an earlier memory-space
+  // assignment) that the import ignores.
+  void NoteMemorySpaces(const HloInstruction& instruction);
   void AliasInPlace(const HloInstruction& instruction,
                     const absl::flat_hash_map<int, int>& operand_buffers,
                     const std::vector<int>& outputs);
@@ -68,7 +79,8 @@ class Builder {
   void Emit(HloImportResult* result);
 
   const HloModule& module_;
-  const HloComputation& entry_;
+  const HloComputation& entry_;  // calls inlined, in program order
+  const int64_t inlined_calls_;
   const HloImportOptions& options_;
   HloCostModel cost_;
   Workload workload_;
@@ -78,6 +90,12 @@ class Builder {
   std::vector<int> parent_;
   std::vector<std::string> warnings_;
   bool warned_peak_ = false;
+  // Async starts: the tensors each read (by the start's name), and the
+  // last step each such tensor must stay live to (its done's).
+  absl::flat_hash_map<std::string, std::vector<int>> async_reads_;
+  absl::flat_hash_map<int, int> live_until_;
+  int memory_space_arrays_ = 0;
+  int memory_space_line_ = 0;
 };
 
 void Builder::Warn(int line, const std::string& message) {
@@ -257,6 +275,9 @@ void Builder::AddInstruction(const HloInstruction& instruction) {
               outputs.begin() + offset);
   }
 
+  if (EndsWith(instruction.opcode, "-start")) {
+    async_reads_[instruction.name] = reads;
+  }
   absl::flat_hash_map<int, int> operand_buffers;
   for (int tensor : reads) {
     if (tensors_[tensor].size > 0) {
@@ -392,7 +413,69 @@ void Builder::AliasInputsToOutputs() {
   }
 }
 
+void Builder::WarnOpaque(const HloInstruction& instruction) {
+  const std::string& opcode = instruction.opcode;
+  std::vector<std::string> called;
+  if (opcode == "while") {
+    for (const char* key : {"body", "condition"}) {
+      if (const std::string* name = instruction.Attribute(key)) {
+        called.push_back(*name);
+      }
+    }
+  } else if (opcode == "conditional") {
+    for (const auto& [key, value] : instruction.attributes) {
+      if (key == "true_computation" || key == "false_computation") {
+        called.push_back(value);
+      } else if (key == "branch_computations") {
+        for (std::string_view name :
+             SplitTopLevel(Trim(value).substr(1, Trim(value).size() - 2),
+                           ',')) {
+          called.emplace_back(name);
+        }
+      }
+    }
+  } else {
+    return;  // a call to a missing computation: the cost model warns
+  }
+  size_t inside = 0;
+  for (const std::string& name : called) {
+    if (const HloComputation* computation = module_.FindComputation(name)) {
+      inside += computation->instructions.size();
+    }
+  }
+  Warn(instruction.line,
+       absl::StrCat(opcode, " '", instruction.name, "' is one instruction: the ",
+                    inside, " instructions of ",
+                    opcode == "while" ? "its body and condition"
+                                      : "its branches",
+                    " are costed in its time but their buffers are not "
+                    "modelled"));
+}
+
+void Builder::EndAsync(const HloInstruction& done) {
+  if (done.operands.empty()) return;
+  auto reads = async_reads_.find(done.operands[0]);
+  if (reads == async_reads_.end()) return;
+  const int until = workload_.instructions_size() - 1;
+  for (int tensor : reads->second) {
+    int& end = live_until_[tensor];
+    end = std::max(end, until);
+  }
+}
+
+void Builder::NoteMemorySpaces(const HloInstruction& instruction) {
+  std::vector<const HloShape*> shapes;
+  instruction.shape.AppendLeaves(&shapes);
+  for (const HloShape* shape : shapes) {
+    if (shape->memory_space != 0) {
+      if (memory_space_arrays_++ == 0) memory_space_line_ = instruction.line;
+    }
+  }
+}
+
 absl::Status Builder::Visit(const HloInstruction& instruction) {
+  NoteMemorySpaces(instruction);
+  if (EndsWith(instruction.opcode, "-done")) EndAsync(instruction);
   switch (ClassOf(instruction.opcode)) {
     case OpcodeClass::kSource:
     case OpcodeClass::kNoWork:
@@ -412,6 +495,9 @@ absl::Status Builder::Visit(const HloInstruction& instruction) {
                         "an instruction that writes a new tensor"));
       break;
     }
+    case OpcodeClass::kControlFlow:
+      WarnOpaque(instruction);
+      break;
     default:
       break;
   }
@@ -427,6 +513,9 @@ void Builder::Emit(HloImportResult* result) {
   std::vector<int> live_end(tensors_.size(), 0);
   for (const PendingBuffer& buffer : buffers_) {
     live_end[buffer.tensor] = std::max(live_end[buffer.tensor], buffer.time);
+  }
+  for (const auto& [tensor, until] : live_until_) {
+    live_end[tensor] = std::max(live_end[tensor], until);
   }
   absl::flat_hash_map<int, int> tensor_ids, group_ids;
   absl::flat_hash_map<int, int> group_members;
@@ -465,11 +554,19 @@ void Builder::Emit(HloImportResult* result) {
                             ? "schedule"
                             : "entry computation order (not scheduled)";
   provenance["hlo_entry_instructions"] =
-      std::to_string(entry_.instructions.size());
+      std::to_string(module_.entry_computation().instructions.size());
+  provenance["inlined_calls"] = std::to_string(inlined_calls_);
   provenance["instructions"] = std::to_string(num_steps);
   provenance["buffers"] = std::to_string(workload_.buffers_size());
   provenance["tensors"] = std::to_string(tensor_ids.size());
   provenance["alias_groups"] = std::to_string(group_ids.size());
+  if (memory_space_arrays_ > 0) {
+    Warn(memory_space_line_,
+         absl::StrCat(memory_space_arrays_,
+                      " arrays carry a memory-space annotation S(n) from an "
+                      "earlier memory-space assignment; ignored: the game "
+                      "decides placement"));
+  }
   for (const std::string& warning : cost_.warnings()) {
     warnings_.push_back(warning);
   }
@@ -478,7 +575,7 @@ void Builder::Emit(HloImportResult* result) {
   result->workload = std::move(workload_);
 }
 
-absl::StatusOr<HloImportResult> Builder::Build(const std::vector<int>& order) {
+absl::StatusOr<HloImportResult> Builder::Build() {
   workload_.set_name(module_.name);
   *workload_.mutable_hardware() = options_.hardware;
   const int64_t memory_size = options_.memory_size > 0
@@ -491,10 +588,8 @@ absl::StatusOr<HloImportResult> Builder::Build(const std::vector<int>& order) {
   }
   workload_.set_memory_size(memory_size);
   workload_.set_alignment(options_.alignment);
-  for (int index : order) {
-    if (auto status = Visit(entry_.instructions[index]); !status.ok()) {
-      return status;
-    }
+  for (const HloInstruction& instruction : entry_.instructions) {
+    RETURN_IF_ERROR(Visit(instruction));
   }
   if (workload_.instructions_size() == 0) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -512,10 +607,10 @@ absl::StatusOr<HloImportResult> Builder::Build(const std::vector<int>& order) {
 }  // namespace
 
 absl::StatusOr<HloImportResult> BuildWorkload(const HloModule& module,
-                                              const std::vector<int>& order,
+                                              const FlatEntry& entry,
                                               const HloImportOptions& options) {
-  Builder builder(module, options);
-  return builder.Build(order);
+  Builder builder(module, entry, options);
+  return builder.Build();
 }
 
 }  // namespace mmapzero::hlo

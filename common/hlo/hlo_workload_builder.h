@@ -1,7 +1,7 @@
 // Builds the MMapGame workload of a parsed HLO module's entry computation
 // (docs/hlo-import.md):
-//  - every entry instruction that does work is one game instruction, in
-//    program order; parameters, constants and bookkeeping ops (after-all,
+//  - every instruction of the entry, called computations inlined, that does
+//    work is one game instruction, in program order; parameters, constants and bookkeeping ops (after-all,
 //    partition-id) hold data from the start; tuple, get-tuple-element,
 //    bitcast and the `*-done` halves of async pairs are views that name data
 //    defined elsewhere, so they add neither instructions nor buffers;
@@ -11,6 +11,10 @@
 //  - each instruction gets one operand buffer per distinct tensor it reads
 //    and one output buffer per tensor it defines; zero-byte tensors (tokens,
 //    empty arrays) get none;
+//  - an async pair (`*-start` ... `*-done`) is one operation: the start is
+//    the instruction, and what it reads stays live until the done;
+//  - while loops and conditionals stay one instruction each, with a
+//    warning naming the line (their bodies are not modelled as buffers);
 //  - alias groups tie the operand and output buffers that XLA places in one
 //    allocation: dynamic-update-slice and scatter (in place), while-loop
 //    state, output_to_operand_aliasing, and the module's input_output_alias.
@@ -20,15 +24,16 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/hlo/hlo_call_inliner.h"
 #include "common/hlo/hlo_importer.h"
 #include "common/hlo/hlo_module.h"
 
 namespace mmapzero::hlo {
 
-// `order`: the entry computation's instruction indices in program order
-// (hlo_program_order.h). The workload is not checked here.
+// `entry`: the module's entry with its calls inlined, in program order
+// (hlo_call_inliner.h). The workload is not checked here.
 absl::StatusOr<HloImportResult> BuildWorkload(const HloModule& module,
-                                              const std::vector<int>& order,
+                                              const FlatEntry& entry,
                                               const HloImportOptions& options);
 
 }  // namespace mmapzero::hlo
