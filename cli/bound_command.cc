@@ -1,8 +1,10 @@
 // `mmapctl bound WORKLOAD [--solution SOLUTION] [--time-limit SECONDS]
-// [--json]`: an upper bound on the workload's best normalised return
+// [--write-lp FILE.mps] [--json]`: an upper bound on the workload's best
+// normalised return
 // (common/bound/optimality_bound.h): the exact optimum for a program of a
 // dozen buffers, else an LP relaxation, given at most --time-limit seconds
-// (default: none; past it, an error saying so). With --solution, that
+// (default: none; past it, an error saying so); --write-lp also writes the
+// relaxation as MPS for other solvers. With --solution, that
 // solution's gap to it, after the independent validator has recomputed its
 // return.
 #include <iostream>
@@ -23,17 +25,20 @@ namespace mmapzero::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "bound WORKLOAD [--solution SOLUTION] [--time-limit SECONDS] [--json]";
+    "bound WORKLOAD [--solution SOLUTION] [--time-limit SECONDS] "
+    "[--write-lp FILE.mps] [--json]";
 
 }  // namespace
 
 absl::Status RunBound(const Args& args) {
   ASSIGN_OR_RETURN(const CommandLine line,
-                   CommandLine::Parse(args, {"solution", "time-limit"},
+                   CommandLine::Parse(args,
+                                      {"solution", "time-limit", "write-lp"},
                                       {"json"}));
   RETURN_IF_ERROR(line.ExpectPositional(1, kUsage));
   bound::BoundOptions options;
   ASSIGN_OR_RETURN(options.max_seconds, line.GetDouble("time-limit", 0));
+  options.lp_file = line.GetString("write-lp", "");
   if (!(options.max_seconds >= 0)) {
     return absl::InvalidArgumentError(
         absl::StrCat("--time-limit: must be seconds >= 0 (0: no limit), got ",

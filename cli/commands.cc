@@ -26,7 +26,9 @@ const std::vector<Command>& AllCommands() {
        "check a solution independently of the engine", RunValidate},
       {"evaluate", "evaluate WORKLOAD SOLUTION [--json] [--bound]",
        "return, latency (modelled and simulated) and speed-up", RunEvaluate},
-      {"bound", "bound WORKLOAD [--solution SOLUTION] [--time-limit SECONDS] [--json]",
+      {"bound",
+       "bound WORKLOAD [--solution SOLUTION] [--time-limit SECONDS] "
+       "[--write-lp FILE.mps] [--json]",
        "an upper bound on the best normalised return (and a solution's gap "
        "to it)",
        RunBound},

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "common/rpc/metrics_endpoint.h"
 #include "common/workload/proto_io.h"
 
 namespace mmapzero::coordinator {
@@ -23,7 +24,7 @@ absl::StatusOr<CoordinatorConfig> LoadCoordinatorConfig(
 }
 
 CoordinatorConfig WithDefaults(CoordinatorConfig config) {
-  if (config.listen().empty()) config.set_listen("0.0.0.0:7070");
+  if (config.listen().empty()) config.set_listen("127.0.0.1:7070");
   if (config.heartbeat_interval_ms() == 0) {
     config.set_heartbeat_interval_ms(2000);
   }
@@ -52,7 +53,9 @@ absl::StatusOr<CoordinatorServerOptions> ServerOptionsFromConfig(
   CoordinatorServerOptions options;
   options.listen = config.listen();
   if (config.metrics_port() > 0) {
-    options.metrics_listen = absl::StrCat("0.0.0.0:", config.metrics_port());
+    // /metrics on the host the gRPC server listens on.
+    options.metrics_listen = rpc::MetricsListenAddress(
+        rpc::ListenHost(options.listen), config.metrics_port());
   }
   options.tick_interval = absl::Milliseconds(config.tick_interval_ms());
   CoordinatorOptions& c = options.coordinator;

@@ -17,13 +17,14 @@ absl::StatusOr<CoordinatorConfig> LoadCoordinatorConfig(
     const std::string& path);
 
 // `config` with the defaults in every field left 0 or empty that has one:
-// listen 0.0.0.0:7070, heartbeat 2 s, lease TTL 10 s, heuristic 10 s,
+// listen 127.0.0.1:7070 (loopback; 0.0.0.0:7070 to serve other hosts),
+// heartbeat 2 s, lease TTL 10 s, heuristic 10 s,
 // tick 1 s. (metrics_port and max_running_jobs mean "off" at 0.)
 CoordinatorConfig WithDefaults(CoordinatorConfig config);
 
 // Server options from WithDefaults(config); InvalidArgument naming a
-// negative or out-of-range field. metrics_port > 0 serves metrics on
-// 0.0.0.0:<port>.
+// negative or out-of-range field. metrics_port > 0 serves metrics on the
+// listen address's host, port metrics_port.
 absl::StatusOr<CoordinatorServerOptions> ServerOptionsFromConfig(
     const CoordinatorConfig& config);
 

@@ -12,7 +12,7 @@ using ::testing::HasSubstr;
 
 TEST(CoordinatorConfigTest, EmptyConfigGetsTheDefaults) {
   const CoordinatorConfig config = WithDefaults(CoordinatorConfig());
-  EXPECT_EQ(config.listen(), "0.0.0.0:7070");
+  EXPECT_EQ(config.listen(), "127.0.0.1:7070");
   EXPECT_EQ(config.heartbeat_interval_ms(), 2000);
   EXPECT_EQ(config.lease_ttl_ms(), 10000);
   EXPECT_EQ(config.heuristic_budget_ms(), 10000);
@@ -30,7 +30,7 @@ TEST(CoordinatorConfigTest, FieldsBecomeServerOptions) {
   const auto options = ServerOptionsFromConfig(config);
   ASSERT_TRUE(options.ok()) << options.status();
   EXPECT_EQ(options->listen, "127.0.0.1:9000");
-  EXPECT_EQ(options->metrics_listen, "0.0.0.0:9090");
+  EXPECT_EQ(options->metrics_listen, "127.0.0.1:9090");
   EXPECT_EQ(options->coordinator.data_dir, "/data");
   EXPECT_EQ(options->coordinator.lease_ttl, absl::Seconds(30));
   EXPECT_EQ(options->coordinator.heartbeat_interval, absl::Seconds(2));

@@ -1,5 +1,5 @@
 // mmapzero-coordinator: the coordinator service (coordinator_server.h).
-//   mmapzero-coordinator --listen 0.0.0.0:7070 --data-dir /var/lib/mmapzero
+//   mmapzero-coordinator --listen 127.0.0.1:7070 --data-dir /var/lib/mmapzero
 //       [--metrics-port 9090] [--config coordinator.json]
 //       [--address-file FILE]
 // --address-file: once serving, write the host:port to dial there
@@ -30,7 +30,9 @@ constexpr char kUsage[] =
 
 ABSL_FLAG(std::string, config, "",
           "JSON file of mmapzero.CoordinatorConfig; flags override its fields");
-ABSL_FLAG(std::string, listen, "", "gRPC address (default 0.0.0.0:7070)");
+ABSL_FLAG(std::string, listen, "",
+          "gRPC address (and /metrics' host), default 127.0.0.1:7070; "
+          "0.0.0.0:7070 for every interface");
 ABSL_FLAG(std::string, data_dir, "", "folder of coordinator.db (required)");
 ABSL_FLAG(int, metrics_port, -1, "Prometheus /metrics port; 0: off");
 ABSL_FLAG(std::string, address_file, "",

@@ -1,6 +1,6 @@
 // mmapzero-learner: the learner service (learner_worker.h).
 //   mmapzero-learner --coordinator HOST:PORT --data-dir DIR
-//       [--listen 0.0.0.0:7072] [--advertise HOST:PORT] [--metrics-port 9093]
+//       [--listen 127.0.0.1:7072] [--advertise HOST:PORT] [--metrics-port 9093]
 //       [--config FILE] [--device auto|cpu|cuda] ...
 // --config names a file of flags, one per line ("--publish-interval=20",
 // "#" comments);
@@ -31,7 +31,9 @@ constexpr char kUsage[] =
 ABSL_FLAG(std::string, coordinator, "", "coordinator host:port (required)");
 ABSL_FLAG(std::string, config, "",
           "file of flags, one per line; command-line flags override it");
-ABSL_FLAG(std::string, listen, "0.0.0.0:7072", "ParameterService address");
+ABSL_FLAG(std::string, listen, "127.0.0.1:7072",
+          "ParameterService address (and /metrics' host); 0.0.0.0:7072 "
+          "for every interface");
 ABSL_FLAG(std::string, advertise, "",
           "host:port actors reach this learner at (default: the listen "
           "host, 127.0.0.1 for 0.0.0.0, and the bound port)");
@@ -87,7 +89,9 @@ absl::StatusOr<LearnerWorkerOptions> OptionsFromFlags() {
     return absl::InvalidArgumentError(
         absl::StrCat("--metrics-port: 0 to 65535, got ", metrics_port));
   }
-  o.metrics_listen = rpc::MetricsListenAddress(metrics_port);
+  // /metrics on the host the gRPC server listens on.
+  o.metrics_listen =
+      rpc::MetricsListenAddress(rpc::ListenHost(o.listen), metrics_port);
   o.name = absl::GetFlag(FLAGS_name);
   o.capacity = absl::GetFlag(FLAGS_capacity);
   if (o.capacity < 1) {

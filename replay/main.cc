@@ -22,7 +22,9 @@ constexpr char kUsage[] =
     "  mmapzero-replay --data-dir DIR [--listen HOST:PORT] "
     "[--coordinator HOST:PORT] [--metrics-port N] [--flagfile FILE]";
 
-ABSL_FLAG(std::string, listen, "0.0.0.0:7071", "gRPC address");
+ABSL_FLAG(std::string, listen, "127.0.0.1:7071",
+          "gRPC address (and /metrics' host); 0.0.0.0:7071 for every "
+          "interface");
 ABSL_FLAG(std::string, advertise, "",
           "host:port registered with the coordinator (default: the listen "
           "address, 127.0.0.1 for a wildcard host)");
@@ -66,8 +68,9 @@ absl::StatusOr<ReplayServerOptions> OptionsFromFlags() {
   options.coordinator = absl::GetFlag(FLAGS_coordinator);
   options.job_capacity = absl::GetFlag(FLAGS_jobs);
   options.name = absl::GetFlag(FLAGS_name);
-  options.metrics_listen =
-      rpc::MetricsListenAddress(absl::GetFlag(FLAGS_metrics_port));
+  // /metrics on the host the gRPC server listens on.
+  options.metrics_listen = rpc::MetricsListenAddress(
+      rpc::ListenHost(options.listen), absl::GetFlag(FLAGS_metrics_port));
   options.checkpoint_interval =
       absl::Seconds(absl::GetFlag(FLAGS_checkpoint_seconds));
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_mb) << 20;

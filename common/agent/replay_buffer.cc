@@ -6,56 +6,20 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/agent/snapshot_file.h"
+#include "common/agent/trajectory_proto.h"
 #include "common/base/check.h"
 
 namespace mmapzero::agent {
 namespace {
 
-// Bump the version when the layout changes.
+// Bump the version when the layout changes. Version 2: trajectories as
+// v1::Trajectory messages (trajectory_proto.h), every field that training
+// reads kept; version 1 lost the demonstration, segment, context and
+// fast-move flags.
 constexpr SnapshotFormat kFormat = {.magic = "MZRB",
-                                    .version = 1,
+                                    .version = 2,
                                     .name = "replay snapshot",
                                     .kind = "replay snapshot"};
-
-void PutTrajectory(const Trajectory& t, SnapshotWriter* w) {
-  w->Put<double>(t.episode_return);
-  w->Put<double>(t.normalised_return);
-  w->Put<int64_t>(t.parameter_version);
-  w->Put<int32_t>(t.drop_backups);
-  w->Put<uint64_t>(t.steps.size());
-  for (const TrajectoryStep& s : t.steps) {
-    w->PutVector(s.observation.occupancy);
-    w->PutVector(s.observation.vector);
-    w->Put<int32_t>(s.buffer);
-    w->Put<uint8_t>(s.action);
-    w->Put<uint8_t>(s.legal_mask);
-    w->Put<float>(s.reward);
-    w->Put<float>(s.root_value);
-    for (float p : s.policy) w->Put<float>(p);
-  }
-}
-
-bool GetTrajectory(SnapshotReader* r, Trajectory* t) {
-  uint64_t steps = 0;
-  if (!r->Get(&t->episode_return) || !r->Get(&t->normalised_return) ||
-      !r->Get(&t->parameter_version) || !r->Get(&t->drop_backups) ||
-      !r->Get(&steps)) {
-    return false;
-  }
-  t->steps.resize(steps);
-  for (TrajectoryStep& s : t->steps) {
-    if (!r->GetVector(&s.observation.occupancy) ||
-        !r->GetVector(&s.observation.vector) || !r->Get(&s.buffer) ||
-        !r->Get(&s.action) || !r->Get(&s.legal_mask) || !r->Get(&s.reward) ||
-        !r->Get(&s.root_value)) {
-      return false;
-    }
-    for (float& p : s.policy) {
-      if (!r->Get(&p)) return false;
-    }
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -192,9 +156,11 @@ absl::Status ReplayBuffer::Save(const std::string& path) const {
     rng_state << rng_;
     w.PutString(rng_state.str());
     w.Put<uint64_t>(entries_.size());
+    v1::Trajectory proto;
     for (const Entry& e : entries_) {
       w.Put<int64_t>(e.id);
-      PutTrajectory(*e.trajectory, &w);
+      TrajectoryToProto(*e.trajectory, &proto);
+      w.PutMessage(proto);
     }
   }
   return w.WriteTo(path);
@@ -218,14 +184,17 @@ absl::Status ReplayBuffer::Restore(const std::string& path) {
   }
   std::deque<Entry> entries;
   int64_t total = 0;
+  v1::Trajectory proto;
   for (uint64_t i = 0; i < count; ++i) {
     Entry e;
-    Trajectory t;
-    if (!r.Get(&e.id) || !GetTrajectory(&r, &t)) {
-      return r.Corrupt("truncated trajectory");
+    if (!r.Get(&e.id) || !r.GetMessage(&proto)) {
+      return r.Corrupt(absl::StrCat("truncated at trajectory ", i));
     }
-    total += t.steps.size();
-    e.trajectory = std::make_shared<const Trajectory>(std::move(t));
+    absl::StatusOr<Trajectory> t =
+        TrajectoryFromProto(proto, absl::StrCat("trajectories[", i, "]"));
+    if (!t.ok()) return r.Corrupt(t.status().message());
+    total += SampleableSteps(*t);
+    e.trajectory = std::make_shared<const Trajectory>(*std::move(t));
     entries.push_back(std::move(e));
   }
   if (!r.done()) return r.Corrupt("trailing bytes");

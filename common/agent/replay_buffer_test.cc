@@ -21,6 +21,7 @@ Trajectory OfLength(int steps, float tag) {
     s.root_value = static_cast<float>(i);
     s.policy = {0.5f, 0.25f, 0.25f};
     s.legal_mask = 7;
+    s.buffer = i;
     t.steps.push_back(s);
   }
   return t;
@@ -102,7 +103,8 @@ TEST(ReplayBufferTest, RestoredBufferSamplesTheSameSequence) {
   const std::vector<SampledPosition> expected = replay.Sample(50);
 
   ReplayBuffer restored(3, /*seed=*/999);
-  ASSERT_TRUE(restored.Restore(path).ok());
+  const absl::Status status = restored.Restore(path);
+  ASSERT_TRUE(status.ok()) << status;
   EXPECT_EQ(restored.size(), 3);
   EXPECT_EQ(restored.counters().inserted, 5);
   EXPECT_EQ(restored.counters().sampled, 17);
@@ -119,6 +121,41 @@ TEST(ReplayBufferTest, RestoredBufferSamplesTheSameSequence) {
   EXPECT_EQ(small.Restore(path).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(small.Restore(path + ".missing").code(),
             absl::StatusCode::kNotFound);
+}
+
+TEST(ReplayBufferTest, SnapshotKeepsEveryFieldOfATrajectory) {
+  // Version 1 lost these flags: after a restore, context steps were sampled
+  // as positions and demonstrations imitated everywhere.
+  const std::string path = ::testing::TempDir() + "/replay_flags.bin";
+  Trajectory t = OfLength(4, 2);
+  t.demonstration = true;
+  t.continues = true;
+  t.context_steps = 2;
+  t.drop_backups = 3;
+  t.parameter_version = 12;
+  t.steps[1].fast_move = true;
+  for (TrajectoryStep& step : t.steps) {
+    step.observation.vector.clear();  // empty vectors round-trip too
+  }
+  ReplayBuffer replay(2, 1);
+  replay.Insert(t);
+  ASSERT_TRUE(replay.Save(path).ok());
+  ReplayBuffer restored(2, 1);
+  const absl::Status status = restored.Restore(path);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(restored.total_steps(), 2);  // context steps are not positions
+  const std::shared_ptr<const Trajectory> back = restored.Get(0);
+  ASSERT_NE(back, nullptr);
+  EXPECT_TRUE(back->demonstration);
+  EXPECT_TRUE(back->continues);
+  EXPECT_EQ(back->context_steps, 2);
+  EXPECT_EQ(back->drop_backups, 3);
+  EXPECT_EQ(back->parameter_version, 12);
+  EXPECT_TRUE(back->steps[1].fast_move);
+  EXPECT_FALSE(back->steps[0].fast_move);
+  EXPECT_TRUE(back->steps[2].observation.vector.empty());
+  EXPECT_EQ(back->steps[3].observation.occupancy,
+            t.steps[3].observation.occupancy);
 }
 
 TEST(ReplayBufferTest, ConcurrentInsertAndSample) {

@@ -80,7 +80,9 @@ class SnapshotReader {
     uint64_t n = 0;
     if (!Get(&n) || n > (bytes_.size() - pos_) / sizeof(T)) return false;
     values->resize(n);
-    std::memcpy(values->data(), bytes_.data() + pos_, n * sizeof(T));
+    // An empty vector's data() may be null: no memcpy at all (fuzzing found
+    // the null argument, undefined even for zero bytes).
+    if (n > 0) std::memcpy(values->data(), bytes_.data() + pos_, n * sizeof(T));
     pos_ += n * sizeof(T);
     return true;
   }

@@ -57,7 +57,7 @@ class LinearProgram {
 
   // Maximises; the optimum's objective, DeadlineExceeded past max_seconds
   // (> 0), or Internal.
-  absl::StatusOr<double> Maximise(double max_seconds) const {
+  absl::StatusOr<double> Maximise(const LpOptions& options) const {
     if (objective_.empty()) return 0.0;
     CoinPackedMatrix matrix(
         /*colordered=*/true, rows_.data(), columns_.data(), values_.data(),
@@ -71,6 +71,13 @@ class LinearProgram {
     model.loadProblem(matrix, column_lower_.data(), column_upper_.data(),
                       objective_.data(), row_lower_.data(), row_upper_.data());
     model.setOptimizationDirection(-1);  // maximise
+    if (!options.mps_path.empty() &&
+        model.writeMps(options.mps_path.c_str(), /*formatType=*/1,
+                       /*numberAcross=*/2, /*objSense=*/-1.0) != 0) {
+      return absl::InternalError(
+          absl::StrCat(options.mps_path, ": cannot write the LP as MPS"));
+    }
+    const double max_seconds = options.max_seconds;
     if (max_seconds > 0) model.setMaximumSeconds(max_seconds);
     model.initialSolve();
     if (max_seconds > 0 && model.hitMaximumIterations()) {
@@ -258,7 +265,7 @@ void AddCopyWindow(LinearProgram& lp, int copy, double demand, int use,
 }  // namespace
 
 absl::StatusOr<LpBound> SolveLpBound(const Workload& workload,
-                                     double max_seconds) {
+                                     const LpOptions& options) {
   const validate::ReferenceLatency latency(workload);
   const Savings savings = SavingsOf(workload, latency);
   const int num_steps = workload.instructions_size();
@@ -437,7 +444,7 @@ absl::StatusOr<LpBound> SolveLpBound(const Workload& workload,
     tensor_last_use[tensor] = use;
   }
 
-  absl::StatusOr<double> optimum = lp.Maximise(max_seconds);
+  absl::StatusOr<double> optimum = lp.Maximise(options);
   if (!optimum.ok()) return optimum.status();
   double normaliser = 0;
   for (int t = 0; t < num_steps; ++t) {

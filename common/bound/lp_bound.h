@@ -34,6 +34,7 @@
 #define MMAPZERO_COMMON_BOUND_LP_BOUND_H_
 
 #include <cstdint>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "proto/workload.pb.h"
@@ -48,11 +49,20 @@ struct LpBound {
   int64_t nonzeros = 0;
 };
 
-// `workload` must pass CheckWorkload. With max_seconds > 0 the solver stops
-// after that long: DeadlineExceeded (a relaxation stopped early bounds
-// nothing). Internal when the solver does not reach an optimum otherwise.
+struct LpOptions {
+  // > 0: the solver stops after this much CPU time (CLP's clock) with
+  // DeadlineExceeded: a relaxation stopped early bounds nothing.
+  double max_seconds = 0;
+  // Non-empty: the relaxation is also written here as free MPS, for other
+  // LP solvers: its objective is the return in microseconds, to be
+  // maximised (the file has no sense section: `glpsol --freemps F --max`).
+  std::string mps_path;
+};
+
+// `workload` must pass CheckWorkload. Internal when the solver does not
+// reach an optimum or the MPS file cannot be written.
 absl::StatusOr<LpBound> SolveLpBound(const Workload& workload,
-                                     double max_seconds = 0);
+                                     const LpOptions& options = {});
 
 }  // namespace mmapzero::bound
 

@@ -31,7 +31,8 @@ absl::StatusOr<OptimalityBound> ComputeBound(const Workload& workload,
       return bound;
     }
   }
-  ASSIGN_OR_RETURN(const LpBound lp, SolveLpBound(workload, options.max_seconds));
+  ASSIGN_OR_RETURN(const LpBound lp, SolveLpBound(workload, {.max_seconds = options.max_seconds,
+                                    .mps_path = options.lp_file}));
   bound.return_us = lp.return_us;
   bound.normalised_return = lp.normalised_return;
   bound.method = "LP relaxation";

@@ -21,6 +21,9 @@ struct BoundOptions {
   int64_t exact_max_moves = 2'000'000;
   // The LP's time limit in seconds; 0: none. Past it, DeadlineExceeded.
   double max_seconds = 0;
+  // Non-empty: the LP relaxation, when it is solved, is also written here
+  // as free MPS (lp_bound.h).
+  std::string lp_file;
 };
 
 struct OptimalityBound {

@@ -61,6 +61,7 @@ agent::Trajectory Synthetic(int g, int length) {
     o.vector[1] = static_cast<float>(i) / length;
     o.vector[2 + g % 8] = 1;
     s.observation = agent::Compact(o);
+    s.buffer = i;
     s.action = static_cast<uint8_t>(preferred);
     s.legal_mask = 7;
     s.policy[preferred] = 1;

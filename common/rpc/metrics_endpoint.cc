@@ -6,8 +6,14 @@
 
 namespace mmapzero::rpc {
 
-std::string MetricsListenAddress(int port) {
-  return port > 0 ? absl::StrCat("0.0.0.0:", port) : std::string();
+std::string MetricsListenAddress(const std::string& host, int port) {
+  return port > 0 ? absl::StrCat(host, ":", port) : std::string();
+}
+
+std::string ListenHost(const std::string& listen) {
+  const size_t colon = listen.rfind(':');
+  if (colon == std::string::npos || colon == 0) return kDefaultListenHost;
+  return listen.substr(0, colon);
 }
 
 absl::StatusOr<MetricsEndpoint> StartMetricsEndpoint(

@@ -13,6 +13,8 @@ ABSL_FLAG(std::string, name, "", "a name for humans (default: the host's)");
 ABSL_FLAG(int, metrics_port, -1,
           "Prometheus /metrics port; 0: off; default: the role's "
           "(actor 9094, reanalyse 9092)");
+ABSL_FLAG(std::string, metrics_host, mmapzero::rpc::kDefaultListenHost,
+          "host the /metrics endpoint listens on (0.0.0.0: every interface)");
 ABSL_FLAG(int, threads, 1, "LibTorch intra-op threads per network call");
 
 namespace mmapzero::rpc {
@@ -28,8 +30,9 @@ absl::StatusOr<WorkerFlags> WorkerFlagsFromCommandLine(
   flags.name = absl::GetFlag(FLAGS_name);
   if (flags.name.empty()) flags.name = HostName(role);
   const int metrics_port = absl::GetFlag(FLAGS_metrics_port);
-  flags.metrics_listen = MetricsListenAddress(
-      metrics_port < 0 ? default_metrics_port : metrics_port);
+  flags.metrics_listen =
+      MetricsListenAddress(absl::GetFlag(FLAGS_metrics_host),
+                           metrics_port < 0 ? default_metrics_port : metrics_port);
   flags.threads = absl::GetFlag(FLAGS_threads);
   if (flags.threads < 1) {
     return absl::InvalidArgumentError(

@@ -1,7 +1,7 @@
 // The flags of the workers that serve no gRPC themselves and find their
 // jobs, replay servers and learners through the coordinator (actor,
-// reanalyse): --coordinator (required), --capacity, --name, --metrics-port
-// and --threads. Defined once here (worker_flags.cc, linked into a binary
+// reanalyse): --coordinator (required), --capacity, --name, --metrics-port,
+// --metrics-host (default 127.0.0.1) and --threads. Defined once here (worker_flags.cc, linked into a binary
 // that calls WorkerFlagsFromCommandLine), so the two mains read and check
 // them alike; each main defines only the flags it alone has (--seed, ...).
 #ifndef MMAPZERO_COMMON_RPC_WORKER_FLAGS_H_
@@ -17,7 +17,7 @@ struct WorkerFlags {
   std::string coordinator;     // host:port
   int capacity = 1;            // jobs at once
   std::string name;            // --name, else the host's name
-  std::string metrics_listen;  // MetricsListenAddress(--metrics-port)
+  std::string metrics_listen;  // --metrics-host:--metrics-port, or none
   int threads = 1;             // LibTorch intra-op threads per network call
 };
 

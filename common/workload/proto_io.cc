@@ -49,7 +49,11 @@ absl::Status ReadProtoFile(const std::string& path,
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
   std::stringstream buffer;
   buffer << in.rdbuf();
-  const std::string bytes = buffer.str();
+  return ParseProtoBytes(buffer.str(), path, message);
+}
+
+absl::Status ParseProtoBytes(const std::string& bytes, const std::string& path,
+                             google::protobuf::Message* message) {
   if (bytes.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": file is empty"));
   }

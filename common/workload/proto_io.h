@@ -19,6 +19,10 @@ namespace mmapzero {
 // Parses `path` into `message` (JSON or binary, see above).
 absl::Status ReadProtoFile(const std::string& path,
                            google::protobuf::Message* message);
+// The same for bytes already in memory; `name` stands for the path in the
+// format choice and in errors.
+absl::Status ParseProtoBytes(const std::string& bytes, const std::string& name,
+                             google::protobuf::Message* message);
 
 // Writes `message` to `path` (JSON when the name ends in ".json"), through a
 // temporary file renamed into place so a crash never leaves half a file.
