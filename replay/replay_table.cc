@@ -347,6 +347,12 @@ void ReplayTable::SetLimiter(const RateLimiterOptions& limiter) {
   limiter_.set_options(limiter);
 }
 
+int64_t ReplayTable::ObservationBytes() const {
+  absl::MutexLock lock(&mu_);
+  if (occupancy_size_ < 0) return 0;
+  return occupancy_size_ + vector_size_ * static_cast<int64_t>(sizeof(float));
+}
+
 v1::ReplayStats ReplayTable::Stats() const {
   absl::MutexLock lock(&mu_);
   v1::ReplayStats stats = counters_;

@@ -128,6 +128,10 @@ class ReplayTable {
   void SetLimiter(const RateLimiterOptions& limiter) ABSL_LOCKS_EXCLUDED(mu_);
 
   v1::ReplayStats Stats() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Bytes of one stored observation (occupancy and vector); 0 before the
+  // first insert. Every sampled window carries one, so a batch of B
+  // windows is at least B times this: a request is sized before it runs.
+  int64_t ObservationBytes() const ABSL_LOCKS_EXCLUDED(mu_);
   int64_t positions_inserted() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // Counts changes (inserts, updates, evictions); checkpoints compare it.

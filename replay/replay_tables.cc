@@ -170,6 +170,14 @@ absl::StatusOr<v1::SampleBatchResponse> ReplayTables::SampleBatch(
   }
   ASSIGN_OR_RETURN(std::shared_ptr<ReplayTable> table,
                    Table(request.job_id(), /*create=*/false));
+  // Sized before it runs: a batch that cannot fit a message allocates
+  // nothing and spends none of the rate limiter's budget.
+  const int64_t at_least = request.batch_size() * table->ObservationBytes();
+  if (at_least > options_.max_message_bytes) {
+    return TooLarge(
+        absl::StrCat("SampleBatch with batch_size ", request.batch_size()),
+        at_least, options_.max_message_bytes);
+  }
   const absl::Time wait_until =
       std::min(deadline, absl::Now() + options_.max_rate_wait);
   ASSIGN_OR_RETURN(

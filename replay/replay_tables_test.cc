@@ -150,10 +150,20 @@ TEST(ReplayTablesTest, OversizedResponsesAreCutOrResourceExhausted) {
   *request.add_trajectories() = MakeProto(3, /*occupancy_size=*/1000);
   ASSERT_TRUE(tables.Insert(request).ok());
   EXPECT_TRUE(tables.SampleBatch(Sample("job-1", 1, 0, 0), kDeadline).ok());
+  v1::GetStatsRequest get;
+  get.set_job_id("job-1");
+  const int64_t sampled = tables.GetStats(get)->sampled();
   const absl::Status status =
       tables.SampleBatch(Sample("job-1", 3, 0, 0), kDeadline).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(status.message(), HasSubstr("SampleBatch with batch_size 3"));
+  // Refused before sampling: nothing drawn, no rate-limiter budget spent.
+  EXPECT_EQ(tables.GetStats(get)->sampled(), sampled);
+  // The largest batch the protocol allows is refused at once too.
+  EXPECT_EQ(tables.SampleBatch(Sample("job-1", 65536, 0, 0), kDeadline)
+                .status()
+                .code(),
+            absl::StatusCode::kResourceExhausted);
 }
 
 TEST(ReplayTablesTest, AssignmentSizesTheTable) {

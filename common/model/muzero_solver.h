@@ -79,7 +79,7 @@ class MuZeroSolver : public solvers::Solver {
     bool heuristic = true;
     // The solver in the heuristic's place and its share of the budget.
     std::string seed_solver = "heuristic";
-    double seed_share = 0.25;
+    double seed_share = 0.5;
     std::string checkpoint;  // empty: none
   };
   MuZeroSolver(MuZeroConfig config, solvers::SolverSettings effective,

@@ -24,7 +24,7 @@ absl::StatusOr<SeedStage> TakeSeedStage(const std::string& solver_name,
     settings.erase(it);
   }
   SettingsReader reader(solver_name, share);
-  ASSIGN_OR_RETURN(stage.share, reader.GetDouble("seed_share", 0.25, 0.0, 0.9));
+  ASSIGN_OR_RETURN(stage.share, reader.GetDouble("seed_share", 0.5, 0.0, 0.9));
   return stage;
 }
 

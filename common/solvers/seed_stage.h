@@ -4,7 +4,7 @@
 // solver and `mmapctl solve --solver muzero` on the local cluster read it
 // from the same two settings, so one command line means the same in both:
 //   seed_solver   the stage's solver                default heuristic
-//   seed_share    its share of the wall-time budget  default 0.25, <= 0.9
+//   seed_share    its share of the wall-time budget  default 0.5, <= 0.9
 // Results keep the parts apart: what the stage reached and what the
 // agent's own games reached (docs/agent.md, "The combination").
 #ifndef MMAPZERO_COMMON_SOLVERS_SEED_STAGE_H_
@@ -19,7 +19,7 @@ namespace mmapzero::solvers {
 
 struct SeedStage {
   std::string solver = "heuristic";
-  double share = 0.25;
+  double share = 0.5;  // measured: docs/benchmarks.md, the 600-s rows
 
   // Whether a search plays first, rather than the heuristic alone.
   bool searches() const { return solver != "heuristic"; }
