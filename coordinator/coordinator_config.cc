@@ -1,6 +1,7 @@
 #include "coordinator/coordinator_config.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/base/address_file.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/metrics_endpoint.h"
 #include "common/workload/proto_io.h"
@@ -55,7 +56,7 @@ absl::StatusOr<CoordinatorServerOptions> ServerOptionsFromConfig(
   if (config.metrics_port() > 0) {
     // /metrics on the host the gRPC server listens on.
     options.metrics_listen = rpc::MetricsListenAddress(
-        rpc::ListenHost(options.listen), config.metrics_port());
+        ListenHost(options.listen), config.metrics_port());
   }
   options.tick_interval = absl::Milliseconds(config.tick_interval_ms());
   CoordinatorOptions& c = options.coordinator;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/address_file.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/crash_guard.h"
 #include "common/rpc/grpc_server.h"
@@ -20,20 +21,6 @@ const std::vector<std::string>& ServiceNames() {
   static const auto* names =
       new std::vector<std::string>{"mmapzero.v1.ParameterService"};
   return *names;
-}
-
-// "host:port" -> host; "[::1]:7071" -> "[::1]".
-std::string HostOf(const std::string& listen) {
-  const size_t colon = listen.rfind(':');
-  return colon == std::string::npos ? listen : listen.substr(0, colon);
-}
-
-std::string AdvertisedAddress(const std::string& listen, int port) {
-  std::string host = HostOf(listen);
-  if (host.empty() || host == "0.0.0.0" || host == "[::]" || host == "::") {
-    host = "127.0.0.1";
-  }
-  return absl::StrCat(host, ":", port);
 }
 
 }  // namespace
@@ -70,7 +57,7 @@ absl::StatusOr<std::unique_ptr<LearnerWorker>> LearnerWorker::Start(
   worker->server_ = std::move(started.server);
   worker->port_ = started.port;
   worker->address_ = o.advertise.empty()
-                         ? AdvertisedAddress(o.listen, worker->port_)
+                         ? DialableAddress(o.listen, worker->port_)
                          : o.advertise;
   ASSIGN_OR_RETURN(worker->session_,
                    rpc::WorkerSession::Start({.coordinator = o.coordinator,

@@ -91,7 +91,7 @@ absl::StatusOr<LearnerWorkerOptions> OptionsFromFlags() {
   }
   // /metrics on the host the gRPC server listens on.
   o.metrics_listen =
-      rpc::MetricsListenAddress(rpc::ListenHost(o.listen), metrics_port);
+      rpc::MetricsListenAddress(ListenHost(o.listen), metrics_port);
   o.name = absl::GetFlag(FLAGS_name);
   o.capacity = absl::GetFlag(FLAGS_capacity);
   if (o.capacity < 1) {

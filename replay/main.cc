@@ -70,7 +70,7 @@ absl::StatusOr<ReplayServerOptions> OptionsFromFlags() {
   options.name = absl::GetFlag(FLAGS_name);
   // /metrics on the host the gRPC server listens on.
   options.metrics_listen = rpc::MetricsListenAddress(
-      rpc::ListenHost(options.listen), absl::GetFlag(FLAGS_metrics_port));
+      ListenHost(options.listen), absl::GetFlag(FLAGS_metrics_port));
   options.checkpoint_interval =
       absl::Seconds(absl::GetFlag(FLAGS_checkpoint_seconds));
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_mb) << 20;

@@ -1,12 +1,11 @@
 #include "common/agent/snapshot_file.h"
 
-#include <fstream>
-#include <iterator>
 #include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/atomic_file.h"
+#include "common/base/read_file.h"
 
 namespace mmapzero::agent {
 
@@ -31,14 +30,13 @@ absl::Status SnapshotWriter::WriteTo(const std::string& path) const {
 
 absl::StatusOr<SnapshotReader> SnapshotReader::Open(
     const std::string& path, const SnapshotFormat& format) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat(format.name, " ", path, ": cannot open"));
+  absl::StatusOr<std::string> bytes = ReadWholeFile(path);
+  if (!bytes.ok()) {
+    return absl::Status(bytes.status().code(),
+                        absl::StrCat(format.name, " ", bytes.status().message()));
   }
-  std::string bytes((std::istreambuf_iterator<char>(in)),
-                    std::istreambuf_iterator<char>());
-  SnapshotReader reader(std::move(bytes), absl::StrCat(format.name, " ", path));
+  SnapshotReader reader(*std::move(bytes),
+                        absl::StrCat(format.name, " ", path));
   if (!absl::StartsWith(reader.bytes_, format.magic)) {
     return reader.Corrupt(absl::StrCat("not a ", format.kind, " (bad magic)"));
   }

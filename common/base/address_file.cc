@@ -10,11 +10,15 @@
 
 namespace mmapzero {
 
-std::string DialableAddress(const std::string& listen, int port) {
+std::string ListenHost(const std::string& listen) {
   const size_t colon = listen.rfind(':');
-  std::string host = colon == std::string::npos ? "" : listen.substr(0, colon);
-  if (host.empty() || host == "0.0.0.0" || host == "[::]" || host == "::" ||
-      host == "*") {
+  if (colon == std::string::npos || colon == 0) return kDefaultListenHost;
+  return listen.substr(0, colon);
+}
+
+std::string DialableAddress(const std::string& listen, int port) {
+  std::string host = ListenHost(listen);
+  if (host == "0.0.0.0" || host == "[::]" || host == "::" || host == "*") {
     host = "127.0.0.1";
   }
   return absl::StrCat(host, ":", port);

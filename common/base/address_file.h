@@ -12,6 +12,16 @@
 
 namespace mmapzero {
 
+// Where services listen unless told otherwise: loopback only, so that a
+// service started by hand on a shared machine is not open to the network.
+// Deployments that must be reached from other hosts (Kubernetes) pass
+// --listen=0.0.0.0:PORT and, for the workers, --metrics-host=0.0.0.0.
+inline constexpr char kDefaultListenHost[] = "127.0.0.1";
+
+// The host part of a listen address ("0.0.0.0:7070" -> "0.0.0.0",
+// "[::]:7070" -> "[::]"); kDefaultListenHost when it has none.
+std::string ListenHost(const std::string& listen);
+
 // The address to dial for a server that listens on `listen` and bound
 // `port`: listen's host with the bound port; a wildcard host ("0.0.0.0",
 // "[::]", "::", "*", "") becomes 127.0.0.1.

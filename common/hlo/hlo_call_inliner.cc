@@ -49,12 +49,10 @@ class Flattener {
           absl::StrCat(source_name_, ":", computation.line, ": computation '",
                        computation.name, "' has no instructions"));
     }
-    ASSIGN_OR_RETURN(
-        const std::vector<int> order,
-        ProgramOrder(computation, module_.is_scheduled, source_name_));
+    ASSIGN_OR_RETURN(const std::vector<int>* order, OrderOf(computation));
     // This computation's names -> flat names.
     absl::flat_hash_map<std::string, std::string> flat_name;
-    for (int i : order) {
+    for (int i : *order) {
       const HloInstruction& instruction = computation.instructions[i];
       std::vector<std::string> operands;
       operands.reserve(instruction.operands.size());
@@ -118,8 +116,23 @@ class Flattener {
     return flat_name.at(root.name);
   }
 
+  // ProgramOrder of `computation`, worked out once however often it is
+  // called.
+  absl::StatusOr<const std::vector<int>*> OrderOf(
+      const HloComputation& computation) {
+    auto it = orders_.find(&computation);
+    if (it == orders_.end()) {
+      ASSIGN_OR_RETURN(
+          std::vector<int> order,
+          ProgramOrder(computation, module_.is_scheduled, source_name_));
+      it = orders_.emplace(&computation, std::move(order)).first;
+    }
+    return &it->second;
+  }
+
   const HloModule& module_;
   const std::string source_name_;
+  absl::flat_hash_map<const HloComputation*, std::vector<int>> orders_;
   FlatEntry flat_;
 };
 

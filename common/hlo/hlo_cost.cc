@@ -92,27 +92,6 @@ double WindowSize(std::string_view window) {
   return size;
 }
 
-// The computations a conditional may run.
-std::vector<std::string> BranchNames(const HloInstruction& instruction) {
-  std::vector<std::string> names;
-  if (const std::string* branches =
-          instruction.Attribute("branch_computations")) {
-    std::string_view inner = Trim(*branches);
-    if (!inner.empty() && inner.front() == '{') {
-      inner = inner.substr(1, inner.size() - 2);
-    }
-    for (std::string_view name : SplitTopLevel(inner, ',')) {
-      names.emplace_back(name);
-    }
-  }
-  for (const char* key : {"true_computation", "false_computation"}) {
-    if (const std::string* name = instruction.Attribute(key)) {
-      names.push_back(*name);
-    }
-  }
-  return names;
-}
-
 }  // namespace
 
 HloCostModel::HloCostModel(const HloModule& module,
@@ -134,7 +113,7 @@ InstructionCost HloCostModel::Cost(const HloComputation& computation,
   if (opcode == "while") {
     cost.compute_us = WhileUs(instruction);
   } else if (opcode == "conditional") {
-    for (const std::string& branch : BranchNames(instruction)) {
+    for (const std::string& branch : ControlFlowComputations(instruction)) {
       cost.compute_us =
           std::max(cost.compute_us, ComputationUs(branch, instruction.line));
     }

@@ -1,9 +1,7 @@
 #include "common/hlo/hlo_importer.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "absl/strings/str_cat.h"
+#include "common/base/read_file.h"
 #include "common/base/status_macros.h"
 #include "common/hlo/hlo_module_parser.h"
 #include "common/hlo/hlo_call_inliner.h"
@@ -35,15 +33,10 @@ absl::StatusOr<HloImportResult> ImportHloText(std::string_view text,
 
 absl::StatusOr<HloImportResult> ImportHloFile(const std::string& path,
                                               const HloImportOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat(path, ": cannot open HLO file"));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
+  ASSIGN_OR_RETURN(const std::string text, ReadWholeFile(path));
   HloImportOptions effective = options;
   if (effective.source_name.empty()) effective.source_name = path;
-  return ImportHloText(text.str(), effective);
+  return ImportHloText(text, effective);
 }
 
 }  // namespace mmapzero::hlo

@@ -21,6 +21,12 @@ HloImportResult Import(const std::string& text) {
   return result.ok() ? *std::move(result) : HloImportResult{};
 }
 
+// The error importing `text` gives; OK when it imports.
+absl::Status ImportError(const std::string& text) {
+  auto result = ImportHloText(text, TestOptions());
+  return result.ok() ? absl::OkStatus() : result.status();
+}
+
 // (tensor_name, is_output, target_time, size, live start, live end)
 struct Row {
   std::string tensor;
@@ -301,7 +307,7 @@ ENTRY main {
 
 TEST(HloImporterTest, MalformedCallsAreErrorsNamingTheLine) {
   // A computation that calls itself.
-  auto recursive = ImportHloText(R"(HloModule r
+  EXPECT_THAT(ImportError(R"(HloModule r
 loop {
   x = f32[4]{0} parameter(0)
   ROOT y = f32[4]{0} call(x), to_apply=loop
@@ -309,13 +315,11 @@ loop {
 ENTRY e {
   p = f32[4]{0} parameter(0)
   ROOT c = f32[4]{0} call(p), to_apply=loop
-})",
-                                 TestOptions());
-  ASSERT_FALSE(recursive.ok());
-  EXPECT_THAT(recursive.status().message(),
+})")
+                  .message(),
               HasSubstr("test.hlo:4: calls nest deeper than 64 levels"));
   // A parameter number the call does not pass.
-  auto missing = ImportHloText(R"(HloModule m
+  EXPECT_THAT(ImportError(R"(HloModule m
 f {
   x = f32[4]{0} parameter(1)
   ROOT y = f32[4]{0} negate(x)
@@ -323,10 +327,8 @@ f {
 ENTRY e {
   p = f32[4]{0} parameter(0)
   ROOT c = f32[4]{0} call(p), to_apply=f
-})",
-                               TestOptions());
-  ASSERT_FALSE(missing.ok());
-  EXPECT_THAT(missing.status().message(),
+})")
+                  .message(),
               HasSubstr("test.hlo:3: parameter(1) of computation 'f' is not "
                         "one of the call's 1 operands"));
 }
@@ -359,6 +361,28 @@ ENTRY e {
   }
   EXPECT_TRUE(result.warnings.empty()) << result.warnings.front();
   ExpectRandomGameValidates(w, 7);
+}
+
+TEST(HloImporterTest, SendKeepsItsDataLiveUntilSendDone) {
+  const HloImportResult result = Import(R"(HloModule sd, is_scheduled=true
+ENTRY e {
+  x = f32[8]{0} parameter(0)
+  q = f32[8]{0} parameter(1)
+  t = token[] after-all()
+  s = (f32[8]{0}, u32[], token[]) send(x, t), channel_id=1
+  n = f32[8]{0} negate(q)
+  d = token[] send-done(s), channel_id=1
+  ROOT r = f32[8]{0} exponential(n)
+})");
+  const Workload& w = result.workload;
+  // send-done is a view of nothing (a token): no instruction of its own.
+  EXPECT_THAT(Names(w), ::testing::ElementsAre("s", "n", "r"));
+  // x is read only by send (t0); it is being sent until send-done, after
+  // negate (t1).
+  for (const Buffer& buffer : w.buffers()) {
+    if (buffer.tensor_name() == "x") EXPECT_EQ(buffer.live_range().end(), 1);
+  }
+  ExpectRandomGameValidates(w, 8);
 }
 
 TEST(HloImporterTest, FusionIsOneInstructionCostedByItsFusedFlops) {
@@ -436,11 +460,6 @@ ENTRY e {
 })");
   EXPECT_THAT(Names(result.workload), ::testing::ElementsAre("a", "b"));
   EXPECT_EQ(result.workload.provenance().at("is_scheduled"), "false");
-}
-
-absl::Status ImportError(const std::string& text) {
-  auto result = ImportHloText(text, TestOptions());
-  return result.ok() ? absl::OkStatus() : result.status();
 }
 
 TEST(HloImporterTest, MalformedModulesGiveErrorsNamingTheLine) {

@@ -1,5 +1,7 @@
 #include "common/hlo/hlo_module.h"
 
+#include "common/hlo/hlo_lexer.h"
+
 namespace mmapzero::hlo {
 namespace {
 
@@ -15,6 +17,35 @@ const std::string* HloInstruction::Attribute(std::string_view key) const {
     if (attribute == key) return &value;
   }
   return nullptr;
+}
+
+std::vector<std::string> ControlFlowComputations(
+    const HloInstruction& instruction) {
+  std::vector<std::string> names;
+  if (instruction.opcode == "while") {
+    for (const char* key : {"body", "condition"}) {
+      if (const std::string* name = instruction.Attribute(key)) {
+        names.push_back(*name);
+      }
+    }
+  } else if (instruction.opcode == "conditional") {
+    if (const std::string* branches =
+            instruction.Attribute("branch_computations")) {
+      std::string_view inner = Trim(*branches);
+      if (!inner.empty() && inner.front() == '{') {
+        inner = inner.substr(1, inner.size() - 2);
+      }
+      for (std::string_view name : SplitTopLevel(inner, ',')) {
+        names.emplace_back(name);
+      }
+    }
+    for (const char* key : {"true_computation", "false_computation"}) {
+      if (const std::string* name = instruction.Attribute(key)) {
+        names.push_back(*name);
+      }
+    }
+  }
+  return names;
 }
 
 const HloInstruction* HloComputation::Find(std::string_view wanted) const {

@@ -30,6 +30,12 @@ struct HloInstruction {
   const std::string* Attribute(std::string_view key) const;
 };
 
+// The computations a control-flow instruction runs: a while's body and
+// condition, a conditional's branches (branch_computations, or
+// true_computation and false_computation); none for other opcodes.
+std::vector<std::string> ControlFlowComputations(
+    const HloInstruction& instruction);
+
 struct HloComputation {
   std::string name;
   int line = 0;

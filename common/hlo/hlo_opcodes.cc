@@ -130,4 +130,13 @@ OpcodeClass ClassOf(std::string_view opcode) {
   return it == Opcodes().end() ? OpcodeClass::kElementwise : it->second;
 }
 
+bool IsAsyncStart(std::string_view opcode) {
+  return opcode.ends_with("-start") || opcode == "send" ||
+         opcode == "recv";
+}
+
+bool IsAsyncDone(std::string_view opcode) {
+  return opcode.ends_with("-done");
+}
+
 }  // namespace mmapzero::hlo

@@ -29,6 +29,11 @@ bool IsKnownOpcode(std::string_view opcode);
 // The class of a known opcode (kElementwise for unknown ones).
 OpcodeClass ClassOf(std::string_view opcode);
 
+// The halves of an asynchronous pair: a start (`*-start`, `send`, `recv`)
+// does the work, its done (`*-done`) names the result.
+bool IsAsyncStart(std::string_view opcode);
+bool IsAsyncDone(std::string_view opcode);
+
 }  // namespace mmapzero::hlo
 
 #endif  // MMAPZERO_COMMON_HLO_HLO_OPCODES_H_

@@ -182,7 +182,11 @@ absl::StatusOr<bool> Builder::ResolveView(const HloInstruction& instruction,
     *leaves = source;
     return true;
   }
-  if (EndsWith(opcode, "-done") || opcode == "async-update") {
+  if (IsAsyncDone(opcode) && instruction.shape.kind == HloShape::Kind::kToken) {
+    leaves->clear();  // send-done: only a token, no data of its own
+    return true;
+  }
+  if (IsAsyncDone(opcode) || opcode == "async-update") {
     const std::vector<int64_t> preference = opcode == "copy-done"
                                                 ? std::vector<int64_t>{0}
                                                 : std::vector<int64_t>{1, 0};
@@ -275,7 +279,7 @@ void Builder::AddInstruction(const HloInstruction& instruction) {
               outputs.begin() + offset);
   }
 
-  if (EndsWith(instruction.opcode, "-start")) {
+  if (IsAsyncStart(instruction.opcode)) {
     async_reads_[instruction.name] = reads;
   }
   absl::flat_hash_map<int, int> operand_buffers;
@@ -415,28 +419,10 @@ void Builder::AliasInputsToOutputs() {
 
 void Builder::WarnOpaque(const HloInstruction& instruction) {
   const std::string& opcode = instruction.opcode;
-  std::vector<std::string> called;
-  if (opcode == "while") {
-    for (const char* key : {"body", "condition"}) {
-      if (const std::string* name = instruction.Attribute(key)) {
-        called.push_back(*name);
-      }
-    }
-  } else if (opcode == "conditional") {
-    for (const auto& [key, value] : instruction.attributes) {
-      if (key == "true_computation" || key == "false_computation") {
-        called.push_back(value);
-      } else if (key == "branch_computations") {
-        for (std::string_view name :
-             SplitTopLevel(Trim(value).substr(1, Trim(value).size() - 2),
-                           ',')) {
-          called.emplace_back(name);
-        }
-      }
-    }
-  } else {
+  if (opcode != "while" && opcode != "conditional") {
     return;  // a call to a missing computation: the cost model warns
   }
+  const std::vector<std::string> called = ControlFlowComputations(instruction);
   size_t inside = 0;
   for (const std::string& name : called) {
     if (const HloComputation* computation = module_.FindComputation(name)) {
@@ -475,7 +461,7 @@ void Builder::NoteMemorySpaces(const HloInstruction& instruction) {
 
 absl::Status Builder::Visit(const HloInstruction& instruction) {
   NoteMemorySpaces(instruction);
-  if (EndsWith(instruction.opcode, "-done")) EndAsync(instruction);
+  if (IsAsyncDone(instruction.opcode)) EndAsync(instruction);
   switch (ClassOf(instruction.opcode)) {
     case OpcodeClass::kSource:
     case OpcodeClass::kNoWork:

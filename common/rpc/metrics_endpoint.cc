@@ -10,11 +10,6 @@ std::string MetricsListenAddress(const std::string& host, int port) {
   return port > 0 ? absl::StrCat(host, ":", port) : std::string();
 }
 
-std::string ListenHost(const std::string& listen) {
-  const size_t colon = listen.rfind(':');
-  if (colon == std::string::npos || colon == 0) return kDefaultListenHost;
-  return listen.substr(0, colon);
-}
 
 absl::StatusOr<MetricsEndpoint> StartMetricsEndpoint(
     const std::string& address,

@@ -22,19 +22,10 @@ struct MetricsEndpoint {
   int port = 0;  // the port bound
 };
 
-// Where services listen unless told otherwise: loopback only, so that a
-// service started by hand on a shared machine is not open to the network.
-// Deployments that must be reached from other hosts (Kubernetes) pass
-// --listen=0.0.0.0:PORT and, for the workers, --metrics-host=0.0.0.0.
-inline constexpr char kDefaultListenHost[] = "127.0.0.1";
-
-// The address a --metrics-port flag asks for on `host`: "HOST:PORT", or ""
-// (no endpoint) for port 0.
+// The address a --metrics-port flag asks for on `host` (a service's
+// ListenHost, common/base/address_file.h): "HOST:PORT", or "" (no
+// endpoint) for port 0.
 std::string MetricsListenAddress(const std::string& host, int port);
-
-// The host part of a listen address ("0.0.0.0:7070" -> "0.0.0.0",
-// "[::]:7070" -> "[::]"); kDefaultListenHost when it has none.
-std::string ListenHost(const std::string& listen);
 
 absl::StatusOr<MetricsEndpoint> StartMetricsEndpoint(
     const std::string& address,

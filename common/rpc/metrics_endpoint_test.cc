@@ -1,5 +1,7 @@
 #include "common/rpc/metrics_endpoint.h"
 
+#include "common/base/address_file.h"
+
 #include "gtest/gtest.h"
 
 namespace mmapzero::rpc {

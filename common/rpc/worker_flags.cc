@@ -2,6 +2,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "common/base/address_file.h"
 #include "common/rpc/log_line.h"
 #include "common/rpc/metrics_endpoint.h"
 #include "common/rpc/service_main.h"
@@ -13,7 +14,7 @@ ABSL_FLAG(std::string, name, "", "a name for humans (default: the host's)");
 ABSL_FLAG(int, metrics_port, -1,
           "Prometheus /metrics port; 0: off; default: the role's "
           "(actor 9094, reanalyse 9092)");
-ABSL_FLAG(std::string, metrics_host, mmapzero::rpc::kDefaultListenHost,
+ABSL_FLAG(std::string, metrics_host, mmapzero::kDefaultListenHost,
           "host the /metrics endpoint listens on (0.0.0.0: every interface)");
 ABSL_FLAG(int, threads, 1, "LibTorch intra-op threads per network call");
 

@@ -1,12 +1,11 @@
 #include "common/workload/proto_io.h"
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/atomic_file.h"
+#include "common/base/read_file.h"
 #include "common/base/status_macros.h"
 #include "common/workload/workload_check.h"
 #include "google/protobuf/descriptor.h"
@@ -45,33 +44,30 @@ constexpr char kTypeUrlPrefix[] = "type.googleapis.com";
 
 absl::Status ReadProtoFile(const std::string& path,
                            google::protobuf::Message* message) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return ParseProtoBytes(buffer.str(), path, message);
+  ASSIGN_OR_RETURN(const std::string bytes, ReadWholeFile(path));
+  return ParseProtoBytes(bytes, path, message);
 }
 
-absl::Status ParseProtoBytes(const std::string& bytes, const std::string& path,
+absl::Status ParseProtoBytes(const std::string& bytes, const std::string& name,
                              google::protobuf::Message* message) {
   if (bytes.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": file is empty"));
+    return absl::InvalidArgumentError(absl::StrCat(name, ": file is empty"));
   }
-  if (absl::EndsWith(path, ".json") || LooksLikeJson(bytes)) {
+  if (absl::EndsWith(name, ".json") || LooksLikeJson(bytes)) {
     google::protobuf::util::JsonParseOptions options;
     options.ignore_unknown_fields = false;
     const auto status =
         google::protobuf::util::JsonStringToMessage(bytes, message, options);
     if (!status.ok()) {
       return absl::InvalidArgumentError(
-          absl::StrCat(path, ": invalid ", message->GetTypeName(),
+          absl::StrCat(name, ": invalid ", message->GetTypeName(),
                        " JSON: ", status.message().ToString()));
     }
     return absl::OkStatus();
   }
   if (!message->ParseFromString(bytes)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        path, ": not a valid binary ", message->GetTypeName(),
+        name, ": not a valid binary ", message->GetTypeName(),
         " (use a .json name for JSON)"));
   }
   return absl::OkStatus();
