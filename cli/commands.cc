@@ -54,6 +54,9 @@ const std::vector<Command>& AllCommands() {
        "[--learner-jobs N] [--only coordinator,...]",
        "start, stop or show a whole cluster as processes on this machine",
        RunLocal},
+      {"certs", "certs --out DIR [--hosts NAME,ADDRESS,...] [--days 365]",
+       "make a CA and certificates (worker, client, admin) for mutual TLS",
+       RunCerts},
   };
   return *commands;
 }

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <random>
 #include <thread>
 #include <utility>
 
@@ -16,7 +18,9 @@
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/backoff.h"
+#include "cli/local_cluster.h"
 #include "common/rpc/client_channel.h"
+#include "common/rpc/transport_security.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace mmapzero::cli {
@@ -33,8 +37,30 @@ std::string Env(const char* name) {
 }  // namespace
 
 std::set<std::string> WithClientFlags(std::set<std::string> value_flags) {
-  value_flags.insert({"coordinator", "data-dir", "timeout"});
+  value_flags.insert({"coordinator", "data-dir", "timeout", "tls-ca",
+                      "tls-cert", "tls-key", "tls-server-name",
+                      "bearer-token-file"});
   return value_flags;
+}
+
+absl::Status UseClientTransportSecurity(const CommandLine& line) {
+  rpc::TransportSecurityFiles files;
+  files.ca = line.GetString("tls-ca", "");
+  files.cert = line.GetString("tls-cert", "");
+  files.key = line.GetString("tls-key", "");
+  files.server_name = line.GetString("tls-server-name", "");
+  files.bearer_token_file = line.GetString("bearer-token-file", "");
+  const std::string local = LocalCertificateDir(DataDir(line));
+  if (files.ca.empty() && files.cert.empty() && files.key.empty() &&
+      std::filesystem::exists(local + "/ca.pem")) {
+    files.ca = local + "/ca.pem";
+    files.cert = local + "/client.pem";
+    files.key = local + "/client.key";
+  }
+  ASSIGN_OR_RETURN(rpc::TransportSecurity security,
+                   rpc::LoadTransportSecurity(files));
+  rpc::SetProcessTransportSecurity(std::move(security));
+  return absl::OkStatus();
 }
 
 std::string DataDir(const CommandLine& line) {
@@ -119,6 +145,7 @@ absl::StatusOr<std::unique_ptr<JobClient>> JobClient::Connect(
         deadline, ParseDurationFlag("timeout", line.GetString("timeout", "")));
   }
   ASSIGN_OR_RETURN(std::string address, CoordinatorAddress(line));
+  RETURN_IF_ERROR(UseClientTransportSecurity(line));
   return std::make_unique<JobClient>(std::move(address), deadline);
 }
 
@@ -147,7 +174,18 @@ absl::Status JobClient::Error(const grpc::Status& status,
     case grpc::StatusCode::UNAVAILABLE:
       return absl::UnavailableError(absl::StrCat(
           "no coordinator at ", address_, " (", message,
-          "); is it running? `mmapctl local status` shows a local cluster"));
+          "); is it running? `mmapctl local status` shows a local cluster",
+          rpc::ProcessTransportSecurity()->tls()
+              ? "; a TLS handshake that fails (another CA) shows the same"
+              : "; if it takes TLS, give --tls-ca, --tls-cert and --tls-key"));
+    case grpc::StatusCode::UNAUTHENTICATED:
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return absl::Status(
+          status.error_code() == grpc::StatusCode::UNAUTHENTICATED
+              ? absl::StatusCode::kUnauthenticated
+              : absl::StatusCode::kPermissionDenied,
+          absl::StrCat("the coordinator at ", address_,
+                       " refused the call: ", message));
     case grpc::StatusCode::DEADLINE_EXCEEDED:
       return absl::DeadlineExceededError(
           absl::StrCat("the coordinator at ", address_, " did not answer in ",
@@ -173,9 +211,30 @@ absl::StatusOr<Response> JobClient::Call(
   return response;
 }
 
+std::string NewRequestId() {
+  std::random_device device;
+  std::string id = "mmapctl-";
+  for (int i = 0; i < 4; ++i) {
+    absl::StrAppend(&id, absl::Hex(device(), absl::kZeroPad8));
+  }
+  return id;
+}
+
 absl::StatusOr<v1::SubmitJobResponse> JobClient::Submit(
-    const v1::SubmitJobRequest& request) {
-  return Call(&v1::JobService::Stub::SubmitJob, request, "");
+    v1::SubmitJobRequest request) {
+  if (request.request_id().empty()) request.set_request_id(NewRequestId());
+  absl::Duration wait = absl::Seconds(1);
+  for (int attempt = 1;; ++attempt) {
+    absl::StatusOr<v1::SubmitJobResponse> response =
+        Call(&v1::JobService::Stub::SubmitJob, request, "");
+    const bool lost = absl::IsUnavailable(response.status()) ||
+                      absl::IsDeadlineExceeded(response.status());
+    if (!lost || attempt == kSubmitAttempts) return response;
+    // The answer was lost, perhaps after the job was made: the same
+    // request_id gets that job back instead of a second one.
+    absl::SleepFor(wait);
+    wait *= 2;
+  }
 }
 
 absl::StatusOr<v1::ListJobsResponse> JobClient::List(

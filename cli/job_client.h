@@ -7,7 +7,8 @@
 // $MMAPZERO_COORDINATOR, the file <data dir>/coordinator.addr that
 // `mmapctl local up` leaves. The data dir is --data-dir, else
 // $MMAPZERO_DATA_DIR, else ~/.mmapzero (./mmapzero-data when $HOME is
-// unset): one place per user, whatever the working directory.
+// unset): one place per user, whatever the working directory. Calls are
+// made under UseClientTransportSecurity (below).
 #ifndef MMAPZERO_CLI_JOB_CLIENT_H_
 #define MMAPZERO_CLI_JOB_CLIENT_H_
 
@@ -26,8 +27,17 @@
 namespace mmapzero::cli {
 
 // `value_flags` plus the flags every client command takes: --coordinator,
-// --data-dir and --timeout (the deadline of each unary call, default 30s).
+// --data-dir, --timeout (the deadline of each unary call, default 30s) and
+// the transport security ones (UseClientTransportSecurity).
 std::set<std::string> WithClientFlags(std::set<std::string> value_flags);
+
+// Makes the process's transport security (common/rpc/transport_security.h)
+// what `line` says: --tls-ca, --tls-cert, --tls-key (mutual TLS, all
+// three), --tls-server-name and --bearer-token-file; without the TLS
+// flags, the client certificate of a local cluster's data dir
+// (<data dir>/tls, local_cluster.h) when there is one; else plaintext.
+// Errors name the flag and the file.
+absl::Status UseClientTransportSecurity(const CommandLine& line);
 
 // --data-dir, $MMAPZERO_DATA_DIR, ~/.mmapzero or ./mmapzero-data.
 std::string DataDir(const CommandLine& line);
@@ -45,6 +55,9 @@ absl::StatusOr<absl::Duration> ParseDurationFlag(const std::string& flag,
 std::string StateName(v1::JobState state);
 bool IsFinal(v1::JobState state);
 
+// "mmapctl-" and 32 random hex digits: a submission's idempotency key.
+std::string NewRequestId();
+
 // One line of JSON (proto3 mapping, field names as in the .proto).
 std::string CompactJson(const google::protobuf::Message& message);
 
@@ -58,8 +71,12 @@ class JobClient {
 
   const std::string& address() const { return address_; }
 
-  absl::StatusOr<v1::SubmitJobResponse> Submit(
-      const v1::SubmitJobRequest& request);
+  // Gives the request a fresh request_id (NewRequestId) unless it has one,
+  // and sends it up to kSubmitAttempts times while the answer is lost
+  // (UNAVAILABLE, DEADLINE_EXCEEDED), 1 s, then 2 s apart: the coordinator
+  // makes one job per request_id, so a resend never makes a second.
+  static constexpr int kSubmitAttempts = 3;
+  absl::StatusOr<v1::SubmitJobResponse> Submit(v1::SubmitJobRequest request);
   absl::StatusOr<v1::ListJobsResponse> List(const v1::ListJobsRequest& request);
   absl::StatusOr<v1::JobStatus> Get(const std::string& job_id);
   absl::StatusOr<v1::JobStatus> Cancel(const std::string& job_id,

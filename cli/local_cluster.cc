@@ -26,6 +26,8 @@
 #include "common/base/address_file.h"
 #include "common/base/atomic_file.h"
 #include "common/base/status_macros.h"
+#include "common/rpc/local_certificates.h"
+#include "common/rpc/transport_security.h"
 
 extern char** environ;
 
@@ -254,7 +256,11 @@ std::vector<std::string> ServiceArgs(const LocalClusterOptions& options,
                                      const Planned& service,
                                      const std::string& coordinator) {
   const std::string& dir = options.data_dir;
-  std::vector<std::string> args = {"--metrics-port", "0"};
+  const std::string tls = LocalCertificateDir(dir);
+  // Every service is a worker under the cluster's own CA (mutual TLS).
+  std::vector<std::string> args = {
+      "--metrics-port", "0", "--tls-ca", tls + "/ca.pem", "--tls-cert",
+      tls + "/worker.pem", "--tls-key", tls + "/worker.key"};
   if (ServesGrpc(service.role)) {
     args.insert(args.end(), {"--listen", "127.0.0.1:0", "--address-file",
                              PathOf(dir, service.name, ".addr"), "--data-dir",
@@ -467,6 +473,10 @@ absl::StatusOr<std::string> ExecutableDir() {
   return self.parent_path().string();
 }
 
+std::string LocalCertificateDir(const std::string& data_dir) {
+  return data_dir + "/tls";
+}
+
 absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out) {
   RETURN_IF_ERROR(CheckOptions(options));
   const std::vector<Planned> plan = Plan(options);
@@ -477,6 +487,19 @@ absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out) {
     return absl::PermissionDeniedError(
         absl::StrCat(options.data_dir, ": ", error.message()));
   }
+  // The cluster's CA and certificates, made once per data dir; mmapctl
+  // itself speaks as the client (health checks, then the job's calls),
+  // also to a cluster that already runs there.
+  const std::string tls = LocalCertificateDir(options.data_dir);
+  if (!fs::exists(tls + "/ca.pem")) {
+    rpc::LocalCertificatesOptions certificates;
+    certificates.dir = tls;
+    RETURN_IF_ERROR(rpc::WriteLocalCertificates(certificates));
+    out << "made a CA and certificates in " << tls << "\n";
+  }
+  ASSIGN_OR_RETURN(rpc::TransportSecurity client,
+                   rpc::SecurityFromCertificateDir(tls, "client"));
+  rpc::SetProcessTransportSecurity(std::move(client));
   RETURN_IF_ERROR(CheckNothingRuns(options.data_dir));
 
   std::vector<std::string> started_names;

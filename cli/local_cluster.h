@@ -7,6 +7,9 @@
 // <data dir>/<service>.log, its pid to <data dir>/<service>.pid, its own
 // files to <data dir>/<service>/.
 //
+// Every service also gets --tls-ca, --tls-cert and --tls-key of the
+// worker certificate in LocalCertificateDir (below).
+//
 // Services, in start order: coordinator, replay, learner, actor-0..N-1,
 // reanalyse-0..M-1; binaries mmapzero-<role> from one folder (by default
 // the one mmapctl itself lives in). The command lines they get, which
@@ -68,12 +71,20 @@ struct LocalService {
   std::string health;  // CheckHealth's text; "-" when not alive or no gRPC
 };
 
+// <data dir>/tls: the cluster's CA and certificates
+// (common/rpc/local_certificates.h), which `up` makes when missing. Every
+// service runs with mutual TLS as a worker; mmapctl, finding the folder,
+// speaks as the client (job_client.h).
+std::string LocalCertificateDir(const std::string& data_dir);
+
 // The folder of the running executable (/proc/self/exe).
 absl::StatusOr<std::string> ExecutableDir();
 
 // Progress lines ("started coordinator (pid 123) at 127.0.0.1:41234") go to
 // `out`. AlreadyExists when a cluster already runs in the data dir;
-// FailedPrecondition naming the binaries that are missing.
+// FailedPrecondition naming the binaries that are missing. Afterwards (and
+// after AlreadyExists) this process's transport security is the client
+// certificate of the data dir's cluster.
 absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out);
 
 // Stops every service with a pid file in the data dir; OK when none runs.

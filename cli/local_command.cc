@@ -135,6 +135,7 @@ absl::Status RunLocal(const Args& args) {
   }
   if (action == "down") return LocalDown(options, std::cout);
   if (action == "status") {
+    RETURN_IF_ERROR(UseClientTransportSecurity(line));
     return PrintStatus(options.data_dir, line.Has("json"));
   }
   return absl::InvalidArgumentError(

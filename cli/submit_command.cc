@@ -74,11 +74,13 @@ absl::Status RunSubmit(const Args& args) {
   ASSIGN_OR_RETURN(
       const CommandLine line,
       CommandLine::Parse(args,
-                         WithClientFlags({"config", "budget", "steps", "name", "start"}),
+                         WithClientFlags({"config", "budget", "steps", "name", "start",
+                                          "request-id"}),
                          {"json"}));
   RETURN_IF_ERROR(line.ExpectPositional(1, kUsage));
   v1::SubmitJobRequest request;
   request.set_name(line.GetString("name", ""));
+  request.set_request_id(line.GetString("request-id", ""));
   RETURN_IF_ERROR(SetBudget(line, request.mutable_budget()));
   RETURN_IF_ERROR(SetTraining(line, &request));
   ASSIGN_OR_RETURN(*request.mutable_workload(),

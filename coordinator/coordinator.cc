@@ -8,7 +8,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "common/rpc/parameter_client.h"
 #include "common/rpc/start_worker_id.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "coordinator/ids.h"
 #include "coordinator/request_checks.h"
 #include "coordinator/verified_solution.h"
@@ -158,12 +161,60 @@ void Coordinator::NoteChangeLocked(int64_t job_id, bool best) {
   if (best) ++changes.best_change;
 }
 
+namespace {
+
+// The submission key of `request` (none without a request_id): the key and
+// a CRC32C of the rest of the request, serialised deterministically.
+std::optional<SubmitKey> SubmitKeyOf(const v1::SubmitJobRequest& request) {
+  if (request.request_id().empty()) return std::nullopt;
+  v1::SubmitJobRequest rest = request;
+  rest.clear_request_id();
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    rest.SerializeToCodedStream(&coded);
+  }
+  SubmitKey key;
+  key.key = request.request_id();
+  key.fingerprint = rpc::Crc32c(bytes);
+  return key;
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<v1::SubmitJobResponse>>
+Coordinator::EarlierSubmitLocked(const SubmitKey& key) {
+  ASSIGN_OR_RETURN(const std::optional<SubmitKey> found,
+                   store_->FindSubmitKey(key.key));
+  if (!found.has_value()) return std::optional<v1::SubmitJobResponse>();
+  if (found->fingerprint != key.fingerprint) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "request_id '", key.key, "' was used for ", FormatJobId(found->job_id),
+        " with another request; choose a new request_id"));
+  }
+  ASSIGN_OR_RETURN(const JobRecord job, JobLocked(found->job_id));
+  v1::SubmitJobResponse response;
+  response.set_job_id(FormatJobId(job.id));
+  ASSIGN_OR_RETURN(*response.mutable_job(), StatusLocked(job));
+  return std::optional<v1::SubmitJobResponse>(std::move(response));
+}
+
 absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
     const v1::SubmitJobRequest& request,
     const std::function<bool()>& caller_gone) {
   RETURN_IF_ERROR(CheckSubmittedWorkload(request));
   ASSIGN_OR_RETURN(const v1::Budget budget, CheckBudget(request.budget()));
   ASSIGN_OR_RETURN(const MuZeroConfig config, TrainingConfigOf(request));
+  const std::optional<SubmitKey> key = SubmitKeyOf(request);
+  if (key.has_value()) {  // a resent submit costs no seed solve
+    absl::MutexLock lock(&mu_);
+    RETURN_IF_ERROR(CheckOpenLocked());
+    ASSIGN_OR_RETURN(std::optional<v1::SubmitJobResponse> earlier,
+                     EarlierSubmitLocked(*key));
+    if (earlier.has_value()) return *std::move(earlier);
+  }
   const Workload& workload = request.workload();
   // Outside the lock: the seed solve may take a while on a large workload.
   ASSIGN_OR_RETURN(Solution seed, SolveSeed(workload, options_.seed_solver,
@@ -187,6 +238,11 @@ absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
 
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
+  if (key.has_value()) {  // the same key sent twice at once: the first wins
+    ASSIGN_OR_RETURN(std::optional<v1::SubmitJobResponse> earlier,
+                     EarlierSubmitLocked(*key));
+    if (earlier.has_value()) return *std::move(earlier);
+  }
   JobRecord job;
   job.name = request.name().empty() ? workload.name() : request.name();
   job.state = v1::JOB_STATE_QUEUED;
@@ -205,7 +261,8 @@ absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
   } else {
     best.solution = std::move(seed);
   }
-  ASSIGN_OR_RETURN(job.id, store_->CreateJob(job, workload, best));
+  ASSIGN_OR_RETURN(job.id, store_->CreateJob(job, workload, best,
+                                             key.has_value() ? &*key : nullptr));
   workloads_[job.id] = std::make_shared<const Workload>(workload);
   NoteChangeLocked(job.id, /*best=*/true);
 

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -123,6 +124,10 @@ class Coordinator {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<std::shared_ptr<const Workload>> WorkloadLocked(int64_t job_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The job an earlier submit with `key` made, when there was one;
+  // AlreadyExists when that submit's request differed (its fingerprint).
+  absl::StatusOr<std::optional<v1::SubmitJobResponse>> EarlierSubmitLocked(
+      const SubmitKey& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<v1::JobStatus> StatusLocked(const JobRecord& job)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Makes `job` final (state, finished time, error) and drops its leases.

@@ -291,6 +291,41 @@ TEST_F(CoordinatorServerTest, SubmitWhoseCallerWentAwayMakesNoJob) {
   EXPECT_EQ(ListedJobs(), jobs_before + 1);
 }
 
+TEST_F(CoordinatorServerTest, ResentSubmitWithItsRequestIdGetsTheSameJob) {
+  v1::SubmitJobRequest request = SmallRequest();
+  request.set_request_id("retry-1");
+  const std::string first = Submit(request);
+  const int jobs = ListedJobs();
+  EXPECT_EQ(Submit(request), first);
+  EXPECT_EQ(ListedJobs(), jobs);
+  // ... also after a restart: the key is stored with the job.
+  RestartServer();
+  EXPECT_EQ(Submit(request), first);
+  EXPECT_EQ(ListedJobs(), jobs);
+
+  // The same key with another request is refused and makes nothing.
+  request.set_name("another");
+  v1::SubmitJobResponse response;
+  const grpc::Status reused =
+      jobs_->SubmitJob(Deadlined().get(), request, &response);
+  EXPECT_EQ(reused.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_THAT(reused.error_message(),
+              HasSubstr("request_id 'retry-1' was used for " + first));
+  EXPECT_EQ(ListedJobs(), jobs);
+  // Without a key every submit is a new job.
+  EXPECT_NE(Submit(SmallRequest()), Submit(SmallRequest()));
+
+  request.set_request_id("white space");
+  const grpc::Status malformed =
+      jobs_->SubmitJob(Deadlined().get(), request, &response);
+  EXPECT_EQ(malformed.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(malformed.error_message(), HasSubstr("request_id: only"));
+  request.set_request_id(std::string(129, 'k'));
+  EXPECT_EQ(jobs_->SubmitJob(Deadlined().get(), request, &response)
+                .error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+}
+
 TEST_F(CoordinatorServerTest, BudgetDefaultsToTheMaximumWallTime) {
   v1::SubmitJobRequest request = SmallRequest();
   request.clear_budget();

@@ -6,7 +6,7 @@ namespace mmapzero::coordinator {
 
 using rpc::ToGrpcStatus;
 using rpc::ServeUnary;
-using rpc::CheckCallAlive;
+using rpc::CheckCall;
 using rpc::FinishRpc;
 
 grpc::Status JobServiceImpl::SubmitJob(grpc::ServerContext* context,
@@ -41,7 +41,7 @@ grpc::Status JobServiceImpl::WatchJob(
     grpc::ServerContext* context, const v1::WatchJobRequest* request,
     grpc::ServerWriter<v1::JobProgress>* writer) {
   const absl::Time start = absl::Now();
-  absl::Status status = CheckCallAlive(*context);
+  absl::Status status = CheckCall(*context, "WatchJob");
   if (status.ok()) {
     JobWatch watch(coordinator_, watch_options_);
     status = watch.Run(

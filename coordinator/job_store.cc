@@ -74,6 +74,13 @@ std::string SchemaV1() {
       "  PRIMARY KEY (job_id, worker_id));");
 }
 
+// What version 2 added to version 1.
+constexpr char kSchemaV2Additions[] =
+    "CREATE TABLE submit_keys ("
+    "  key TEXT PRIMARY KEY,"
+    "  fingerprint INTEGER NOT NULL,"
+    "  job_id INTEGER NOT NULL REFERENCES jobs(id));";
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(
@@ -117,6 +124,7 @@ absl::Status JobStore::CreateOrCheckSchema() {
     ASSIGN_OR_RETURN(const bool has_schema, exists.Step());
     if (!has_schema) {
       RETURN_IF_ERROR(db_->Exec(SchemaV1()));
+      RETURN_IF_ERROR(db_->Exec(kSchemaV2Additions));
       ASSIGN_OR_RETURN(
           Statement insert,
           db_->Prepare("INSERT INTO schema_version (version) VALUES (?)"));
@@ -126,6 +134,11 @@ absl::Status JobStore::CreateOrCheckSchema() {
                      db_->Prepare("SELECT version FROM schema_version"));
     ASSIGN_OR_RETURN(const bool row, version.Step());
     const int64_t found = row ? version.ColumnInt(0) : -1;
+    if (found == 1) {  // upgrade in place, in this transaction
+      RETURN_IF_ERROR(db_->Exec(kSchemaV2Additions));
+      return Write("UPDATE schema_version SET version = ?",
+                   [](Statement& update) { update.Bind(1, kSchemaVersion); });
+    }
     if (found != kSchemaVersion) {
       return absl::FailedPreconditionError(
           absl::StrCat(path(), ": schema version ", found,
@@ -153,7 +166,8 @@ absl::Status JobStore::ParseBlob(const std::string& bytes,
 
 absl::StatusOr<int64_t> JobStore::CreateJob(const JobRecord& job,
                                             const Workload& workload,
-                                            const BestSolution& seed) {
+                                            const BestSolution& seed,
+                                            const SubmitKey* key) {
   int64_t id = 0;
   const absl::Status status = db_->InTransaction([&]() -> absl::Status {
     RETURN_IF_ERROR(Write(
@@ -180,12 +194,36 @@ absl::StatusOr<int64_t> JobStore::CreateJob(const JobRecord& job,
               [&](Statement& insert) {
                 insert.Bind(1, id).BindBlob(2, workload.SerializeAsString());
               }));
+    if (key != nullptr) {
+      RETURN_IF_ERROR(Write(
+          "INSERT INTO submit_keys (key, fingerprint, job_id) VALUES (?, ?, ?)",
+          [&](Statement& insert) {
+            insert.Bind(1, key->key)
+                .Bind(2, static_cast<int64_t>(key->fingerprint))
+                .Bind(3, id);
+          }));
+    }
     BestSolution best = seed;
     best.job_id = id;
     return PutBest(best);
   });
   if (!status.ok()) return status;
   return id;
+}
+
+absl::StatusOr<std::optional<SubmitKey>> JobStore::FindSubmitKey(
+    const std::string& key) {
+  ASSIGN_OR_RETURN(
+      Statement select,
+      db_->Prepare("SELECT fingerprint, job_id FROM submit_keys WHERE key = ?"));
+  select.Bind(1, key);
+  ASSIGN_OR_RETURN(const bool row, select.Step());
+  if (!row) return std::optional<SubmitKey>();
+  SubmitKey found;
+  found.key = key;
+  found.fingerprint = static_cast<uint32_t>(select.ColumnInt(0));
+  found.job_id = select.ColumnInt(1);
+  return std::optional<SubmitKey>(std::move(found));
 }
 
 absl::StatusOr<JobRecord> JobStore::GetJob(int64_t id) {

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,14 @@ struct BestSolution {
   int64_t found_ms = 0;
 };
 
+// A submission's idempotency key (SubmitJobRequest.request_id), a
+// fingerprint of the rest of its request, and the job it made.
+struct SubmitKey {
+  std::string key;
+  uint32_t fingerprint = 0;
+  int64_t job_id = 0;
+};
+
 struct WorkerRecord {
   int64_t id = 0;  // given by AddWorker
   v1::WorkerRole role = v1::WORKER_ROLE_UNSPECIFIED;
@@ -85,7 +94,8 @@ struct WorkCounters {
 class JobStore {
  public:
   static constexpr char kFileName[] = "coordinator.db";
-  static constexpr int kSchemaVersion = 1;
+  // Version 2 added submit_keys; a version-1 file is upgraded on open.
+  static constexpr int kSchemaVersion = 2;
 
   // Opens <data_dir>/coordinator.db, creating the folder and the schema
   // when missing.
@@ -99,11 +109,16 @@ class JobStore {
     return db_->InTransaction(body);
   }
 
-  // Stores a job (its id is ignored), its workload and its seed best
-  // solution together; returns the new id.
+  // Stores a job (its id is ignored), its workload, its seed best solution
+  // and, when given, its submission key (whose job_id is ignored) together;
+  // returns the new id.
   absl::StatusOr<int64_t> CreateJob(const JobRecord& job,
                                     const Workload& workload,
-                                    const BestSolution& seed);
+                                    const BestSolution& seed,
+                                    const SubmitKey* key = nullptr);
+  // The submission stored under `key`, if any.
+  absl::StatusOr<std::optional<SubmitKey>> FindSubmitKey(
+      const std::string& key);
   // NotFound for an unknown id.
   absl::StatusOr<JobRecord> GetJob(int64_t id);
   absl::StatusOr<std::vector<JobRecord>> ListJobs();  // newest first

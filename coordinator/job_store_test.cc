@@ -218,6 +218,48 @@ TEST(JobStoreTest, SumsCountersOverWorkers) {
   EXPECT_EQ(sum->reanalysed, 2);
 }
 
+TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
+  TestDir dir;
+  int64_t id = 0;
+  {
+    auto store = JobStore::Open(dir.path());
+    ASSERT_TRUE(store.ok());
+    auto created = (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25));
+    ASSERT_TRUE(created.ok());
+    id = *created;
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir.path() + "/coordinator.db").c_str(), &db),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "DROP TABLE submit_keys; "
+                         "UPDATE schema_version SET version = 1",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_TRUE((*store)->GetJob(id).ok());
+  SubmitKey key;
+  key.key = "k";
+  key.fingerprint = 0xdeadbeef;
+  auto keyed =
+      (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25), &key);
+  ASSERT_TRUE(keyed.ok()) << keyed.status();
+  auto found = (*store)->FindSubmitKey("k");
+  ASSERT_TRUE(found.ok());
+  ASSERT_TRUE(found->has_value());
+  EXPECT_EQ((*found)->job_id, *keyed);
+  EXPECT_EQ((*found)->fingerprint, 0xdeadbeefu);
+  // A key is stored once: a second job under it fails as a whole.
+  EXPECT_FALSE(
+      (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25), &key).ok());
+  auto jobs = (*store)->ListJobs();
+  ASSERT_TRUE(jobs.ok());
+  EXPECT_EQ(jobs->size(), 2u);
+  EXPECT_FALSE((*(*store)->FindSubmitKey("other")).has_value());
+}
+
 TEST(JobStoreTest, RefusesAnotherSchemaVersion) {
   TestDir dir;
   { ASSERT_TRUE(JobStore::Open(dir.path()).ok()); }

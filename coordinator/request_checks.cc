@@ -1,5 +1,6 @@
 #include "coordinator/request_checks.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/features/config_presets.h"
 #include "common/rpc/worker_session.h"
@@ -66,6 +67,19 @@ absl::StatusOr<MuZeroConfig> TrainingConfigOf(
 }
 
 absl::Status CheckSubmittedWorkload(const v1::SubmitJobRequest& request) {
+  const std::string& key = request.request_id();
+  if (key.size() > kMaxRequestIdLength) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("request_id: at most ", kMaxRequestIdLength,
+                     " characters, got ", key.size()));
+  }
+  for (const char c : key) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '.' &&
+        c != '_' && c != '-') {
+      return absl::InvalidArgumentError(
+          "request_id: only letters, digits, '.', '_' and '-'");
+    }
+  }
   if (!request.has_workload()) {
     return absl::InvalidArgumentError("workload: required");
   }

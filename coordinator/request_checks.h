@@ -4,6 +4,7 @@
 #ifndef MMAPZERO_COORDINATOR_REQUEST_CHECKS_H_
 #define MMAPZERO_COORDINATOR_REQUEST_CHECKS_H_
 
+#include <cstddef>
 #include <cstdint>
 
 #include "absl/status/status.h"
@@ -26,8 +27,10 @@ absl::StatusOr<v1::Budget> CheckBudget(const v1::Budget& budget);
 absl::StatusOr<MuZeroConfig> TrainingConfigOf(
     const v1::SubmitJobRequest& request);
 
-// The workload is present and passes CheckWorkload; errors name
-// "workload.<field>".
+// The workload is present and passes CheckWorkload (errors name
+// "workload.<field>"), and the request_id has at most kMaxRequestIdLength
+// letters, digits, '.', '_', '-'.
+inline constexpr size_t kMaxRequestIdLength = 128;
 absl::Status CheckSubmittedWorkload(const v1::SubmitJobRequest& request);
 
 absl::Status CheckListJobs(const v1::ListJobsRequest& request);

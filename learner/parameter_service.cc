@@ -90,7 +90,7 @@ absl::Status ParameterServiceImpl::Stream(
     const grpc::ServerContext& context,
     const v1::FetchParametersRequest& request,
     grpc::ServerWriter<v1::ParameterChunk>* writer) {
-  if (const absl::Status alive = rpc::CheckCallAlive(context); !alive.ok()) {
+  if (const absl::Status alive = rpc::CheckCall(context, "FetchParameters"); !alive.ok()) {
     return alive;
   }
   if (request.max_chunk_bytes() < 0 ||

@@ -93,6 +93,10 @@ kill_service() {
   wait_until 10 "$1 (pid $pid) still runs after SIGKILL" gone "$pid" "$2"
 }
 
+# Every service of a local cluster runs with its mutual TLS certificate.
+tls_args=(--tls-ca "$data/tls/ca.pem" --tls-cert "$data/tls/worker.pem"
+  --tls-key "$data/tls/worker.key")
+
 # restart NAME ROLE ARGS...: starts the service as `local up` does: its own
 # session, stdin /dev/null, output appended to <NAME>.log, <NAME>.pid.
 # Sets restart_offset (the log's size before) and restart_pid.
@@ -101,7 +105,8 @@ restart() {
   shift 2
   rm -f "$data/$name.addr"
   restart_offset=$(log_size "$name")
-  setsid "$wrappers/mmapzero-$role" "$@" </dev/null >>"$data/$name.log" 2>&1 &
+  setsid "$wrappers/mmapzero-$role" "$@" "${tls_args[@]}" \
+    </dev/null >>"$data/$name.log" 2>&1 &
   restart_pid=$!
   all_pids+=("$restart_pid")
   echo "$restart_pid" >"$data/$name.pid"
@@ -241,7 +246,8 @@ kill_service coordinator coordinator
 restart_offset=$(log_size coordinator)
 setsid "$wrappers/mmapzero-coordinator" --metrics-port 0 \
   --listen "127.0.0.1:$port" --address-file "$data/coordinator.addr" \
-  --data-dir "$data/coordinator" </dev/null >>"$data/coordinator.log" 2>&1 &
+  --data-dir "$data/coordinator" "${tls_args[@]}" \
+  </dev/null >>"$data/coordinator.log" 2>&1 &
 coordinator_pid=$!
 all_pids+=("$coordinator_pid")
 echo "$coordinator_pid" >"$data/coordinator.pid"

@@ -11,7 +11,9 @@
 # watch of the cancelled job ends at once; an unknown job id and a
 # malformed workload exit non-zero with a clear message and leave the job
 # list unchanged; a second `local up` is refused; a missing binary is named;
-# `local down` leaves no process and no pid file behind.
+# `local down` leaves no process and no pid file behind. The cluster runs
+# with mutual TLS: the worker certificate may not list jobs, a plaintext
+# caller cannot connect, and `certs` never replaces the cluster's CA.
 set -euo pipefail
 
 mmapctl=${1:?usage: mmapctl_cluster_test.sh MMAPCTL SOURCE_DIR}
@@ -58,6 +60,20 @@ grep -qE '^coordinator +[0-9]+ +yes +127\.0\.0\.1:[0-9]+ +SERVING' \
   "$work/local_status.out" || fail "local status does not show a serving coordinator"
 
 run list_empty list --data-dir "$data"
+
+# The cluster runs with mutual TLS under its own CA (<data dir>/tls):
+# mmapctl speaks as the client; the workers' certificate may not list jobs,
+# and a caller without TLS cannot connect.
+for file in ca.pem ca.key client.pem client.key worker.pem worker.key; do
+  [[ -s $data/tls/$file ]] || fail "local up made no $data/tls/$file"
+done
+[[ $(stat -c %a "$data/tls/worker.key") == 600 ]] || fail "worker.key is not mode 600"
+expect_failure list_as_worker "role 'worker' may not call ListJobs" list \
+  --data-dir "$data" --tls-ca "$data/tls/ca.pem" \
+  --tls-cert "$data/tls/worker.pem" --tls-key "$data/tls/worker.key"
+expect_failure list_plaintext "if it takes TLS" list \
+  --coordinator "$(cat "$data/coordinator.addr")" --data-dir "$work/elsewhere"
+expect_failure certs_twice "already has a CA" certs --out "$data/tls"
 grep -q 'no jobs' "$work/list_empty.out" || fail "a new cluster lists jobs"
 
 run submit submit "$source_dir/examples/small.json" --budget 10m \

@@ -35,6 +35,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "cli/local_cluster.h"
+#include "common/rpc/local_certificates.h"
+#include "common/rpc/transport_security.h"
 #include "common/base/address_file.h"
 #include "common/features/config_presets.h"
 #include "common/workload/proto_io.h"
@@ -132,15 +134,26 @@ class RealBinariesBadInputTest : public ::testing::Test {
     return address.value_or("");
   }
 
-  void Connect() {
+  // A channel speaking as `holder` of the cluster's certificates (the
+  // local cluster runs with mutual TLS), with no send limit of its own so
+  // that oversized requests reach the servers.
+  std::shared_ptr<grpc::Channel> ChannelAs(const std::string& service,
+                                           const std::string& holder) {
+    absl::StatusOr<rpc::TransportSecurity> security =
+        rpc::SecurityFromCertificateDir(
+            cli::LocalCertificateDir(options_.data_dir), holder);
+    EXPECT_TRUE(security.ok()) << security.status();
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(kServerMaxMessageBytes);
-    auto coordinator = grpc::CreateCustomChannel(
-        AddressOf("coordinator"), grpc::InsecureChannelCredentials(), args);
-    jobs_ = v1::JobService::NewStub(coordinator);
-    workers_ = v1::WorkerService::NewStub(coordinator);
-    replay_ = v1::ReplayService::NewStub(grpc::CreateCustomChannel(
-        AddressOf("replay"), grpc::InsecureChannelCredentials(), args));
+    auto credentials = rpc::ChannelCredentialsFor(
+        security.value_or(rpc::TransportSecurity()), &args);
+    return grpc::CreateCustomChannel(AddressOf(service), credentials, args);
+  }
+
+  void Connect() {
+    jobs_ = v1::JobService::NewStub(ChannelAs("coordinator", "client"));
+    workers_ = v1::WorkerService::NewStub(ChannelAs("coordinator", "worker"));
+    replay_ = v1::ReplayService::NewStub(ChannelAs("replay", "worker"));
   }
 
   v1::SubmitJobRequest SmallRequest() const {

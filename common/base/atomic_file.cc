@@ -1,6 +1,7 @@
 #include "common/base/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -30,10 +31,17 @@ bool WriteAndSync(int fd, std::string_view contents) {
 }  // namespace
 
 absl::Status WriteFileAtomically(const std::string& path,
-                                 std::string_view contents) {
+                                 std::string_view contents, mode_t mode) {
   const std::string temp = path + ".tmp";
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                        0644);
+                        mode);
+  // A temporary file left by an earlier run keeps its mode through O_CREAT.
+  if (fd >= 0 && ::fchmod(fd, mode) != 0) {
+    ::close(fd);
+    ::unlink(temp.c_str());
+    return absl::PermissionDeniedError(
+        absl::StrCat(path, ": cannot set the mode of ", temp, ": ", ErrnoText()));
+  }
   if (fd < 0) {
     return absl::PermissionDeniedError(absl::StrCat(
         path, ": cannot open ", temp, " for writing: ", ErrnoText()));

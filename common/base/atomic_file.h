@@ -5,6 +5,8 @@
 #ifndef MMAPZERO_COMMON_BASE_ATOMIC_FILE_H_
 #define MMAPZERO_COMMON_BASE_ATOMIC_FILE_H_
 
+#include <sys/types.h>
+
 #include <string>
 #include <string_view>
 
@@ -12,9 +14,11 @@
 
 namespace mmapzero {
 
-// Errors name `path`; on error no temporary file is left behind.
+// Errors name `path`; on error no temporary file is left behind. `mode`
+// is the new file's permissions (0600 for a private key).
 absl::Status WriteFileAtomically(const std::string& path,
-                                 std::string_view contents);
+                                 std::string_view contents,
+                                 mode_t mode = 0644);
 
 // Flushes `dir`'s entries (a rename or a new file in it) to the disk.
 absl::Status SyncDirectory(const std::string& dir);

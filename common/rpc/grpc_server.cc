@@ -6,6 +6,7 @@
 #include <grpcpp/server_builder.h>
 
 #include "absl/strings/str_cat.h"
+#include "common/rpc/transport_security.h"
 
 namespace mmapzero::rpc {
 
@@ -15,7 +16,8 @@ absl::StatusOr<StartedServer> StartGrpcServer(
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   StartedServer started;
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(),
+  builder.AddListeningPort(options.listen,
+                           ServerCredentialsFor(*ProcessTransportSecurity()),
                            &started.port);
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);

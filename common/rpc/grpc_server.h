@@ -1,7 +1,8 @@
 // Starts a service's gRPC server the way every mmapzero service serves:
 // on one address (":0" picks a free port), with gRPC health checking (the
 // overall status "" and each service's own name) and server reflection,
-// and message limits large enough for workloads and trajectories.
+// and message limits large enough for workloads and trajectories, secured
+// as the process's transport security says (transport_security.h).
 // SetServing(false) is the first step of a graceful shutdown: load
 // balancers and `mmapctl local status` see NOT_SERVING while in-flight
 // calls finish.

@@ -3,18 +3,21 @@
 #include <chrono>
 #include <string>
 
+#include "common/rpc/access_policy.h"
 #include "common/rpc/log_line.h"
+#include "common/rpc/transport_security.h"
 
 namespace mmapzero::rpc {
 
-absl::Status CheckCallAlive(const grpc::ServerContext& context) {
+absl::Status CheckCall(const grpc::ServerContext& context,
+                       absl::string_view method) {
   if (context.deadline() <= std::chrono::system_clock::now()) {
     return absl::DeadlineExceededError("the call's deadline has passed");
   }
   if (context.IsCancelled()) {
     return absl::CancelledError("the client cancelled the call");
   }
-  return absl::OkStatus();
+  return Authorize(context, method, *ProcessTransportSecurity());
 }
 
 void FinishRpc(absl::string_view method, const absl::Status& status,
@@ -22,19 +25,25 @@ void FinishRpc(absl::string_view method, const absl::Status& status,
   if (observer != nullptr) {
     observer->OnRpc(method, status.code(), absl::Now() - start);
   }
+  const char* event = nullptr;
   switch (status.code()) {
     case absl::StatusCode::kInternal:
     case absl::StatusCode::kDataLoss:
     case absl::StatusCode::kUnknown:
     case absl::StatusCode::kUnavailable:
-      LogLine("warning", "rpc_failed",
-              {{"method", std::string(method)},
-               {"code", absl::StatusCodeToString(status.code())},
-               {"message", std::string(status.message())}});
+      event = "rpc_failed";
+      break;
+    case absl::StatusCode::kUnauthenticated:
+    case absl::StatusCode::kPermissionDenied:
+      event = "rpc_refused";
       break;
     default:
-      break;
+      return;
   }
+  LogLine("warning", event,
+          {{"method", std::string(method)},
+           {"code", absl::StatusCodeToString(status.code())},
+           {"message", std::string(status.message())}});
 }
 
 }  // namespace mmapzero::rpc

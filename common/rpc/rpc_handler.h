@@ -1,6 +1,6 @@
 // What every unary handler of a service does around its core call,
-// written once: refuse a call whose deadline has passed or whose client is
-// gone, run the core call, move the result into the response, map the
+// written once: refuse a call whose deadline has passed, whose client is
+// gone or whose caller may not call it (access_policy.h), run the core call, move the result into the response, map the
 // status (grpc_status.h), tell the metrics, and log server-side failures.
 // Handlers themselves only translate.
 #ifndef MMAPZERO_COMMON_RPC_RPC_HANDLER_H_
@@ -27,11 +27,15 @@ class RpcObserver {
                      absl::Duration latency) = 0;
 };
 
-// OK, or DeadlineExceeded / Cancelled when the call is already over.
-absl::Status CheckCallAlive(const grpc::ServerContext& context);
+// OK, or DeadlineExceeded / Cancelled when the call is already over, or
+// Unauthenticated / PermissionDenied when the caller may not call `method`
+// (its short name, "SubmitJob") under the process's transport security.
+absl::Status CheckCall(const grpc::ServerContext& context,
+                       absl::string_view method);
 
 // Reports to `observer` (may be null) and logs codes that mean the server
-// failed (INTERNAL, DATA_LOSS, UNKNOWN, UNAVAILABLE).
+// failed (INTERNAL, DATA_LOSS, UNKNOWN, UNAVAILABLE) or refused the caller
+// (UNAUTHENTICATED, PERMISSION_DENIED).
 void FinishRpc(absl::string_view method, const absl::Status& status,
                absl::Time start, RpcObserver* observer);
 
@@ -42,7 +46,7 @@ grpc::Status ServeUnary(absl::string_view method,
                         RpcObserver* observer, Call&& call,
                         Response* response) {
   const absl::Time start = absl::Now();
-  absl::Status status = CheckCallAlive(context);
+  absl::Status status = CheckCall(context, method);
   if (status.ok()) {
     absl::StatusOr<Response> result = std::forward<Call>(call)();
     status = result.status();

@@ -12,6 +12,7 @@
 #include "absl/flags/usage.h"
 #include "common/base/malloc_tuning.h"
 #include "common/rpc/log_line.h"
+#include "common/rpc/transport_security_flags.h"
 
 namespace mmapzero::rpc {
 
@@ -61,7 +62,9 @@ int RunServiceMain(int argc, char** argv, const std::string& component,
   std::vector<std::string> storage;
   std::vector<char*> args = UnderscoreFlagNames(argc, argv, &storage);
   absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
-  absl::StatusOr<StopService> stop = start();
+  const absl::Status security = ApplyTransportSecurityFlags();
+  absl::StatusOr<StopService> stop =
+      security.ok() ? start() : absl::StatusOr<StopService>(security);
   if (!stop.ok()) {
     std::cerr << "mmapzero-" << component << ": " << stop.status().message()
               << "\n";

@@ -37,7 +37,8 @@ std::string WaitForShutdownSignal(const sigset_t& signals);
 std::string HostName(const std::string& fallback);
 
 // A service's whole main(): sets the log component, blocks the shutdown
-// signals, parses the flags (dashed names accepted) and calls `start`; then
+// signals, parses the flags (dashed names accepted), applies the transport
+// security flags (transport_security_flags.h) and calls `start`; then
 // waits for SIGTERM or SIGINT, logs "shutting_down" with the signal and
 // stops the service. An error from `start` becomes
 // "mmapzero-COMPONENT: message" on stderr and exit status 1.

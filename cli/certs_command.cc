@@ -1,0 +1,49 @@
+// `mmapctl certs --out DIR [--hosts a,b] [--days 365]`: a CA and one
+// certificate per role for a deployment's mutual TLS
+// (common/rpc/local_certificates.h). --hosts adds names and addresses to
+// the services' certificate beside mmapzero, localhost and 127.0.0.1.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "common/base/status_macros.h"
+#include "common/rpc/local_certificates.h"
+
+namespace mmapzero::cli {
+
+absl::Status RunCerts(const Args& args) {
+  constexpr char kUsage[] = "certs --out DIR [--hosts NAME,ADDRESS,...] [--days 365]";
+  ASSIGN_OR_RETURN(const CommandLine line,
+                   CommandLine::Parse(args, {"out", "hosts", "days"}, {}));
+  RETURN_IF_ERROR(line.ExpectPositional(0, kUsage));
+  rpc::LocalCertificatesOptions options;
+  ASSIGN_OR_RETURN(options.dir, line.GetRequired("out", kUsage));
+  ASSIGN_OR_RETURN(const int64_t days, line.GetInt("days", 365));
+  if (days < 1 || days > 3650) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--days: must be in [1, 3650], got ", days));
+  }
+  options.validity = absl::Hours(24 * days);
+  for (const absl::string_view host :
+       absl::StrSplit(line.GetString("hosts", ""), ',', absl::SkipEmpty())) {
+    options.extra_hosts.emplace_back(host);
+  }
+  if (absl::Status written = rpc::WriteLocalCertificates(options);
+      !written.ok()) {
+    return FlagError(written.code() == absl::StatusCode::kInvalidArgument
+                         ? "hosts"
+                         : "out",
+                     written);
+  }
+  std::cout << "wrote " << options.dir
+            << "/{ca,worker,client,admin}.{pem,key}: services take --tls-ca "
+               "ca.pem --tls-cert worker.pem --tls-key worker.key, mmapctl "
+               "the client's (or admin's); keep ca.key off the cluster\n";
+  return absl::OkStatus();
+}
+
+}  // namespace mmapzero::cli
