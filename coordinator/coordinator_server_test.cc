@@ -517,6 +517,9 @@ TEST_F(CoordinatorServerTest, LearnerLeaseExpiresAndGoesToAnotherWorker) {
   EXPECT_EQ(assignment.best().decisions_size(), workload_.buffers_size());
   EXPECT_EQ(assignment.parameter_address(), "10.0.0.1:7071");
   EXPECT_GT(assignment.lease_expiry_unix_ms(), 0);
+  // The job's identity, drawn at submit: 32 hex digits, kept across leases.
+  EXPECT_THAT(assignment.job_uid(), ::testing::MatchesRegex("[0-9a-f]{32}"));
+  const std::string uid = assignment.job_uid();
   v1::JobStatus job = Job(id);
   EXPECT_EQ(job.state(), v1::JOB_STATE_RUNNING);
   EXPECT_EQ(job.learner_worker_id(), a);
@@ -538,6 +541,7 @@ TEST_F(CoordinatorServerTest, LearnerLeaseExpiresAndGoesToAnotherWorker) {
   const v1::HeartbeatResponse takeover = Heartbeat(b);
   ASSERT_EQ(takeover.assignments_size(), 1);
   EXPECT_EQ(takeover.assignments(0).job_id(), id);
+  EXPECT_EQ(takeover.assignments(0).job_uid(), uid);
   EXPECT_EQ(takeover.assignments(0).parameter_address(), "10.0.0.2:7071");
   EXPECT_EQ(takeover.assignments(0).workload().buffers_size(),
             workload_.buffers_size());

@@ -150,6 +150,7 @@ absl::StatusOr<v1::Assignment> Coordinator::AssignmentLocked(
   ASSIGN_OR_RETURN(const JobRecord job, store_->GetJob(job_id));
   v1::Assignment assignment;
   assignment.set_job_id(FormatJobId(job_id));
+  assignment.set_job_uid(job.uid);
   assignment.set_role(worker.role);
   assignment.set_learner_steps_budget(job.budget.learner_steps());
   ASSIGN_OR_RETURN(const std::vector<Lease> leases, store_->ListLeases());

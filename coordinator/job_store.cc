@@ -13,7 +13,7 @@ namespace {
 constexpr char kJobColumns[] =
     "id, name, state, config, budget_wall_seconds, budget_learner_steps, "
     "workload_name, num_buffers, created_ms, started_ms, finished_ms, error, "
-    "heuristic_normalised_return, learner_report";
+    "heuristic_normalised_return, learner_report, uid";
 
 // The schema of version 1. Enum columns hold the proto enum numbers.
 std::string SchemaV1() {
@@ -79,7 +79,8 @@ constexpr char kSchemaV2Additions[] =
     "CREATE TABLE submit_keys ("
     "  key TEXT PRIMARY KEY,"
     "  fingerprint INTEGER NOT NULL,"
-    "  job_id INTEGER NOT NULL REFERENCES jobs(id));";
+    "  job_id INTEGER NOT NULL REFERENCES jobs(id));"
+    "ALTER TABLE jobs ADD COLUMN uid TEXT NOT NULL DEFAULT '';";
 
 }  // namespace
 
@@ -172,7 +173,7 @@ absl::StatusOr<int64_t> JobStore::CreateJob(const JobRecord& job,
   const absl::Status status = db_->InTransaction([&]() -> absl::Status {
     RETURN_IF_ERROR(Write(
         absl::StrCat("INSERT INTO jobs (", kJobColumns,
-                     ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                     ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
         [&](Statement& insert) {
           insert.Bind(1, job.name)
               .Bind(2, static_cast<int64_t>(job.state))
@@ -186,7 +187,8 @@ absl::StatusOr<int64_t> JobStore::CreateJob(const JobRecord& job,
               .Bind(10, job.finished_ms)
               .Bind(11, job.error)
               .Bind(12, job.heuristic_normalised_return)
-              .BindBlob(13, job.learner_report.SerializeAsString());
+              .BindBlob(13, job.learner_report.SerializeAsString())
+              .Bind(14, job.uid);
         }));
     id = db_->LastInsertRowId();
     RETURN_IF_ERROR(
@@ -251,6 +253,7 @@ absl::StatusOr<JobRecord> JobStore::GetJob(int64_t id) {
   job.heuristic_normalised_return = select.ColumnDouble(12);
   RETURN_IF_ERROR(ParseBlob(select.ColumnBlob(13), "jobs.learner_report",
                             &job.learner_report));
+  job.uid = select.ColumnText(14);
   return job;
 }
 

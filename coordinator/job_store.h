@@ -33,6 +33,7 @@ namespace mmapzero::coordinator {
 // Times are Unix milliseconds; 0 = not yet.
 struct JobRecord {
   int64_t id = 0;  // given by CreateJob
+  std::string uid;  // 32 hex digits drawn at submit; "" before schema v2
   std::string name;
   v1::JobState state = v1::JOB_STATE_QUEUED;
   MuZeroConfig config;
@@ -94,7 +95,8 @@ struct WorkCounters {
 class JobStore {
  public:
   static constexpr char kFileName[] = "coordinator.db";
-  // Version 2 added submit_keys; a version-1 file is upgraded on open.
+  // Version 2 added submit_keys and jobs.uid; a version-1 file is upgraded
+  // on open (its jobs keep an empty uid).
   static constexpr int kSchemaVersion = 2;
 
   // Opens <data_dir>/coordinator.db, creating the folder and the schema

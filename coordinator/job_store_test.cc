@@ -233,13 +233,14 @@ TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
             SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db,
                          "DROP TABLE submit_keys; "
+                         "ALTER TABLE jobs DROP COLUMN uid; "
                          "UPDATE schema_version SET version = 1",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
-  EXPECT_TRUE((*store)->GetJob(id).ok());
+  EXPECT_EQ((*store)->GetJob(id)->uid, "");  // a job from before uids
   SubmitKey key;
   key.key = "k";
   key.fingerprint = 0xdeadbeef;

@@ -13,6 +13,15 @@
 
 namespace mmapzero::learner {
 
+std::string JobCheckpointDir(const std::string& data_dir,
+                             const v1::Assignment& assignment) {
+  std::string dir = absl::StrCat(data_dir, "/learner/", assignment.job_id());
+  if (!assignment.job_uid().empty()) {
+    absl::StrAppend(&dir, "-", assignment.job_uid());
+  }
+  return dir;
+}
+
 using rpc::LogLine;
 
 namespace {
@@ -142,8 +151,7 @@ LearnerWorker::RunningJob LearnerWorker::StartJob(
         {.job_id = assignment.job_id(),
          .config = config,
          .steps_budget = assignment.learner_steps_budget(),
-         .checkpoint_dir =
-             absl::StrCat(options_.data_dir, "/learner/", assignment.job_id()),
+         .checkpoint_dir = JobCheckpointDir(options_.data_dir, assignment),
          .publish_interval = options_.publish_interval,
          .checkpoint_interval = options_.checkpoint_interval,
          .device = options_.device},

@@ -4,8 +4,8 @@
 // each job the coordinator assigns it (learner_job.h), fed by a prefetch
 // queue over the job's replay server (prefetch_queue.h, replay_sampler.h):
 //  - a new assignment starts the job from its MuZeroConfig, resuming from
-//    <data-dir>/learner/<job-id>/ when an earlier learner left a
-//    checkpoint there; a job that cannot start (bad config, a checkpoint
+//    its checkpoint folder (JobCheckpointDir) when an earlier learner left
+//    a checkpoint there; a job that cannot start (bad config, a checkpoint
 //    of another network size) is reported through JobCounters.fatal_error
 //    and the coordinator fails it;
 //  - a changed replay address is followed;
@@ -60,6 +60,13 @@ struct LearnerWorkerOptions {
   absl::Duration poll_interval = absl::Milliseconds(200);
   torch::Device device = torch::kCPU;
 };
+
+// <data_dir>/learner/<job id>-<job uid>: the folder of one job's
+// checkpoints, named by its identity as well as its id, so that a job of a
+// coordinator started again on a new database (job ids from 1 again) never
+// resumes another job's network. <job id> alone for a job without a uid.
+std::string JobCheckpointDir(const std::string& data_dir,
+                             const v1::Assignment& assignment);
 
 class LearnerWorker {
  public:

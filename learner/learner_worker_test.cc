@@ -209,8 +209,19 @@ class LearnerWorkerTest : public ::testing::Test {
   }
 
   // learner.txt's first line, "step N\n" (file checksums follow it).
+  // The first line of the job's checkpoint, in learner/<job id>-<job uid>
+  // (JobCheckpointDir: the coordinator gives every job a uid).
   std::string CheckpointState(const std::string& job) {
-    std::ifstream in(data_dir_.path() + "/learner/" + job + "/learner.txt");
+    std::string dir;
+    std::error_code ignored;
+    for (const auto& entry : std::filesystem::directory_iterator(
+             data_dir_.path() + "/learner", ignored)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind(job + "-", 0) == 0 && name.find('.') == std::string::npos) {
+        dir = entry.path().string();
+      }
+    }
+    std::ifstream in(dir + "/learner.txt");
     const std::string text(std::istreambuf_iterator<char>(in), {});
     return text.substr(0, text.find('\n') + 1);
   }
@@ -225,6 +236,19 @@ class LearnerWorkerTest : public ::testing::Test {
   std::unique_ptr<grpc::Server> replay_server_;
   std::unique_ptr<rpc::WorkerSession> replay_session_;
 };
+
+TEST(JobCheckpointDirTest, NamesTheJobsIdentityBesideItsId) {
+  v1::Assignment assignment;
+  assignment.set_job_id("job-000001");
+  EXPECT_EQ(JobCheckpointDir("/d", assignment), "/d/learner/job-000001");
+  assignment.set_job_uid("0123abcd");
+  EXPECT_EQ(JobCheckpointDir("/d", assignment),
+            "/d/learner/job-000001-0123abcd");
+  // A new job with the same id (another uid) never shares the folder.
+  v1::Assignment other = assignment;
+  other.set_job_uid("4567ef01");
+  EXPECT_NE(JobCheckpointDir("/d", other), JobCheckpointDir("/d", assignment));
+}
 
 TEST_F(LearnerWorkerTest, TrainsTheAssignedJobToItsBudget) {
   model::SetComputeThreads(1);

@@ -60,6 +60,28 @@ std::shared_ptr<ReplayTable> ReplayTables::NewTable(int64_t capacity) const {
   return std::make_shared<ReplayTable>(table);
 }
 
+namespace {
+
+TableSnapshot WithUid(TableSnapshot snapshot, const std::string& uid) {
+  snapshot.stats.set_job_uid(uid);
+  return snapshot;
+}
+
+}  // namespace
+
+void ReplayTables::SetAsideLocked(const std::string& job_id,
+                                  const std::string& owner) {
+  std::string moved;
+  if (!options_.data_dir.empty()) {
+    const std::string path = TablePath(job_id);
+    moved = absl::StrCat(path, ".other-", owner);
+    std::error_code ignored;
+    std::filesystem::rename(path, moved, ignored);
+  }
+  LogLine("warning", "table_set_aside",
+          {{"job", job_id}, {"uid", owner}, {"moved_to", moved}});
+}
+
 absl::StatusOr<std::shared_ptr<ReplayTable>> ReplayTables::Table(
     const std::string& job_id, bool create) {
   RETURN_IF_ERROR(CheckJobId(job_id));
@@ -95,7 +117,9 @@ absl::StatusOr<int> ReplayTables::LoadAll() {
     if (absl::IsNotFound(snapshot.status())) continue;
     absl::Status status = snapshot.status();
     std::shared_ptr<ReplayTable> table;
+    std::string uid;
     if (status.ok()) {
+      uid = snapshot->stats.job_uid();
       table = NewTable(std::max<int64_t>(snapshot->stats.capacity(),
                                          snapshot->entries.size()));
       status = table->Restore(*std::move(snapshot));
@@ -111,10 +135,11 @@ absl::StatusOr<int> ReplayTables::LoadAll() {
     const v1::ReplayStats stats = table->Stats();
     {
       absl::MutexLock lock(&checkpoint_mu_);
-      saved_[job_id] = table->generation();
+      saved_[job_id] = {table.get(), table->generation()};
     }
     absl::MutexLock lock(&mu_);
     tables_[job_id] = std::move(table);
+    uids_[job_id] = uid;
     ++loaded;
     LogLine("info", "table_loaded",
             {{"job", job_id},
@@ -252,6 +277,10 @@ absl::StatusOr<v1::ReplayStats> ReplayTables::GetStats(
                    Table(request.job_id(), /*create=*/false));
   v1::ReplayStats stats = table->Stats();
   stats.set_job_id(request.job_id());
+  absl::MutexLock lock(&mu_);
+  if (auto uid = uids_.find(request.job_id()); uid != uids_.end()) {
+    stats.set_job_uid(uid->second);
+  }
   return stats;
 }
 
@@ -275,6 +304,13 @@ void ReplayTables::Assign(const std::vector<v1::Assignment>& assignments) {
     {
       absl::MutexLock lock(&mu_);
       std::shared_ptr<ReplayTable>& slot = tables_[assignment.job_id()];
+      std::string& owner = uids_[assignment.job_id()];
+      const std::string& uid = assignment.job_uid();
+      if (slot != nullptr && !uid.empty() && !owner.empty() && owner != uid) {
+        SetAsideLocked(assignment.job_id(), owner);
+        slot = nullptr;
+      }
+      if (!uid.empty()) owner = uid;
       if (slot == nullptr) {
         slot = NewTable(capacity);
         LogLine("info", "table_created",
@@ -293,15 +329,20 @@ absl::Status ReplayTables::CheckpointAll() {
   if (options_.data_dir.empty()) return absl::OkStatus();
   absl::MutexLock checkpoint_lock(&checkpoint_mu_);
   std::vector<std::pair<std::string, std::shared_ptr<ReplayTable>>> tables;
+  absl::flat_hash_map<std::string, std::string> uids;
   {
     absl::MutexLock lock(&mu_);
     tables.assign(tables_.begin(), tables_.end());
+    uids = uids_;
   }
   absl::Status first;
   for (const auto& [job_id, table] : tables) {
     const int64_t generation = table->generation();
     auto saved = saved_.find(job_id);
-    if (saved != saved_.end() && saved->second == generation) continue;
+    if (saved != saved_.end() && saved->second.first == table.get() &&
+        saved->second.second == generation) {
+      continue;
+    }
     const std::string path = TablePath(job_id);
     std::error_code error;
     std::filesystem::create_directories(
@@ -309,9 +350,11 @@ absl::Status ReplayTables::CheckpointAll() {
     absl::Status status = error ? absl::UnavailableError(absl::StrCat(
                                       "replay: cannot create the folder of ",
                                       path, ": ", error.message()))
-                                : SaveTable(path, job_id, table->Snapshot());
+                                : SaveTable(path, job_id,
+                                            WithUid(table->Snapshot(),
+                                                    uids[job_id]));
     if (status.ok()) {
-      saved_[job_id] = generation;
+      saved_[job_id] = {table.get(), generation};
     } else {
       LogLine("error", "checkpoint_failed",
               {{"job", job_id}, {"message", std::string(status.message())}});

@@ -19,13 +19,18 @@
 // checkpoint to <data_dir>/replay/<job>/table.mzr (table_checkpoint.h);
 // LoadAll reads them back at start. A damaged file is logged, renamed to
 // table.mzr.damaged and skipped, so one bad table does not keep the
-// server, and every other job, down. Thread-safe.
+// server, and every other job, down. A table knows the identity of its job
+// (Assignment.job_uid, kept in its checkpoint): when an assignment names
+// another identity for the same job id (a coordinator that started again
+// on a new database), the old table is set aside (its file renamed to
+// table.mzr.other-<uid>) and the job starts on an empty one. Thread-safe.
 #ifndef MMAPZERO_REPLAY_REPLAY_TABLES_H_
 #define MMAPZERO_REPLAY_REPLAY_TABLES_H_
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -98,15 +103,22 @@ class ReplayTables {
                                                      bool create)
       ABSL_LOCKS_EXCLUDED(mu_);
   std::shared_ptr<ReplayTable> NewTable(int64_t capacity) const;
+  // Renames the checkpoint of `job_id`, whose games are of job `owner`, to
+  // table.mzr.other-<owner> and logs it; the caller replaces the table.
+  void SetAsideLocked(const std::string& job_id, const std::string& owner)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const ReplayTablesOptions options_;
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<ReplayTable>> tables_
       ABSL_GUARDED_BY(mu_);
+  // job -> the identity of the job whose games its table holds ("" unknown).
+  absl::flat_hash_map<std::string, std::string> uids_ ABSL_GUARDED_BY(mu_);
   absl::Mutex checkpoint_mu_;  // taken before mu_
-  // job -> ReplayTable::generation() at its last checkpoint or load.
-  absl::flat_hash_map<std::string, int64_t> saved_
-      ABSL_GUARDED_BY(checkpoint_mu_);
+  // job -> the table and its ReplayTable::generation() at its last
+  // checkpoint or load (a table set aside and replaced never matches).
+  absl::flat_hash_map<std::string, std::pair<const ReplayTable*, int64_t>>
+      saved_ ABSL_GUARDED_BY(checkpoint_mu_);
 };
 
 // OK when `job_id` is 1..128 characters of [A-Za-z0-9._-] and not "." or

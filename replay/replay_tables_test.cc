@@ -228,6 +228,46 @@ TEST(ReplayTablesTest, CheckpointThenRestartGivesTheSameContents) {
   EXPECT_EQ(restarted.Insert(Insert("job-1", {1}))->trajectory_ids(0), 4u);
 }
 
+TEST(ReplayTablesTest, TableOfAnotherJobWithTheSameIdIsSetAside) {
+  TestDir dir;
+  v1::Assignment assignment;
+  assignment.set_job_id("job-1");
+  assignment.set_role(v1::WORKER_ROLE_REPLAY);
+  assignment.set_job_uid("aaaa");
+  v1::GetStatsRequest get;
+  get.set_job_id("job-1");
+  {
+    ReplayTables tables(Options(dir.path()));
+    tables.Assign({assignment});
+    ASSERT_TRUE(tables.Insert(Insert("job-1", {3, 4})).ok());
+    ASSERT_TRUE(tables.CheckpointAll().ok());
+  }
+  const std::string path = dir.path() + "/replay/job-1/table.mzr";
+  {
+    // The same job after a restart keeps its games.
+    ReplayTables restarted(Options(dir.path()));
+    ASSERT_EQ(*restarted.LoadAll(), 1);
+    restarted.Assign({assignment});
+    EXPECT_EQ(restarted.GetStats(get)->trajectories(), 2);
+    EXPECT_EQ(restarted.GetStats(get)->job_uid(), "aaaa");
+  }
+  // A new job-1 (another uid) starts empty; the old games are kept aside.
+  ReplayTables restarted(Options(dir.path()));
+  ASSERT_EQ(*restarted.LoadAll(), 1);
+  assignment.set_job_uid("bbbb");
+  restarted.Assign({assignment});
+  EXPECT_EQ(restarted.GetStats(get)->trajectories(), 0);
+  EXPECT_TRUE(std::filesystem::exists(path + ".other-aaaa"));
+  ASSERT_TRUE(restarted.Insert(Insert("job-1", {5})).ok());
+  restarted.Assign({assignment});  // its own uid: nothing happens
+  EXPECT_EQ(restarted.GetStats(get)->trajectories(), 1);
+  ASSERT_TRUE(restarted.CheckpointAll().ok());
+  ReplayTables again(Options(dir.path()));
+  ASSERT_EQ(*again.LoadAll(), 1);
+  EXPECT_EQ(again.GetStats(get)->trajectories(), 1);
+  EXPECT_EQ(again.GetStats(get)->job_uid(), "bbbb");
+}
+
 TEST(ReplayTablesTest, DamagedCheckpointIsSetAsideNotFatal) {
   TestDir dir;
   {

@@ -5,7 +5,7 @@
 // Format, version 1 (framed as common/agent/snapshot_file.h): "MZRT",
 // uint32 version, then records of a uint64 byte length and a serialized
 // message (host byte order: read back by the machine that wrote it): one
-// mmapzero.v1.ReplayStats (job id, capacity, inserted / sampled /
+// mmapzero.v1.ReplayStats (job id and uid, capacity, inserted / sampled /
 // reanalysed totals), a uint64 trajectory count, and one
 // mmapzero.v1.Trajectory per stored trajectory, oldest first, with its id
 // and targets_version. Protobuf for the trajectories keeps the file

@@ -148,15 +148,26 @@ run submit submit "$source_dir/examples/small.json" --budget 10m \
   --config "$work/config.json" --name faults --data-dir "$data"
 job=$(cat "$work/submit.out")
 [[ $job =~ ^job-[0-9]+$ ]] || fail "submit printed '$job', not a job id"
-checkpoint_dir=$data/learner/learner/$job
+# The learner keeps the job's checkpoints in learner/<job id>-<job uid>.
+checkpoint_dir() {
+  local dir
+  for dir in "$data/learner/learner/$job"-*; do
+    [[ -e $dir ]] || continue
+    dir=${dir%.old}
+    echo "${dir%.tmp}"
+    return
+  done
+  echo "$data/learner/learner/$job"
+}
 table=$data/replay/replay/$job/table.mzr
 
 # The step of the learner's checkpoint, 0 when none; from <job>.old when a
 # kill fell between the two renames of a save (learner_checkpoint.h), which
 # is what the learner then loads.
 checkpointed_step() {
-  local dir=$checkpoint_dir step=""
-  [[ -d $dir ]] || dir=$checkpoint_dir.old
+  local dir step=""
+  dir=$(checkpoint_dir)
+  [[ -d $dir ]] || dir=$dir.old
   step=$(sed -n 's/^step \([0-9]*\)$/\1/p' "$dir/learner.txt" 2>/dev/null) ||
     true
   echo "${step:-0}"
