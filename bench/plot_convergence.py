@@ -14,7 +14,9 @@ import sys
 
 COLORS = {"es": "#4e79a7", "brkga": "#59a14f", "random": "#e15759",
           "muzero": "#f28e2b", "muzero:heuristic=0": "#b07aa1",
-          "muzero:actors=2": "#9c755f"}
+          "muzero:actors=2": "#9c755f",
+          "combination (BRKGA stage)": "#76b7b2",
+          "combination (ES stage)": "#edc948"}
 LABELS = {"es": "ES", "brkga": "BRKGA", "random": "random play",
           "muzero": "MuZero", "muzero:heuristic=0": "MuZero, own games only",
           "muzero:actors=2": "MuZero, 2 actors"}
