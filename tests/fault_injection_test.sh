@@ -263,9 +263,14 @@ coordinator_pid=$!
 all_pids+=("$coordinator_pid")
 echo "$coordinator_pid" >"$data/coordinator.pid"
 coordinator_up() {
-  runs "$coordinator_pid" coordinator ||
+  # Exited (or a zombie): a failure. Still the wrapper's shell, before its
+  # exec: not up yet.
+  local stat
+  stat=$(cat "/proc/$coordinator_pid/stat" 2>/dev/null) ||
     fail "the restarted coordinator exited (its port $port taken?)"
-  [[ -s $data/coordinator.addr ]]
+  [[ ${stat##*) } != [ZX]* ]] ||
+    fail "the restarted coordinator exited (its port $port taken?)"
+  runs "$coordinator_pid" coordinator && [[ -s $data/coordinator.addr ]]
 }
 wait_until 30 "the restarted coordinator wrote no address file" coordinator_up
 [[ $(cat "$data/coordinator.addr") == "$coordinator" ]] ||
