@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <random>
 #include <thread>
 #include <utility>
 
@@ -16,10 +15,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/base/address_file.h"
+#include "common/base/random_hex.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/backoff.h"
 #include "cli/local_cluster.h"
 #include "common/rpc/client_channel.h"
+#include "common/rpc/local_certificates.h"
 #include "common/rpc/transport_security.h"
 #include "google/protobuf/util/json_util.h"
 
@@ -48,15 +49,13 @@ absl::Status UseClientTransportSecurity(const CommandLine& line) {
   files.ca = line.GetString("tls-ca", "");
   files.cert = line.GetString("tls-cert", "");
   files.key = line.GetString("tls-key", "");
-  files.server_name = line.GetString("tls-server-name", "");
-  files.bearer_token_file = line.GetString("bearer-token-file", "");
   const std::string local = LocalCertificateDir(DataDir(line));
   if (files.ca.empty() && files.cert.empty() && files.key.empty() &&
       std::filesystem::exists(local + "/ca.pem")) {
-    files.ca = local + "/ca.pem";
-    files.cert = local + "/client.pem";
-    files.key = local + "/client.key";
+    files = rpc::CertificateDirFiles(local, "client");
   }
+  files.server_name = line.GetString("tls-server-name", "");
+  files.bearer_token_file = line.GetString("bearer-token-file", "");
   ASSIGN_OR_RETURN(rpc::TransportSecurity security,
                    rpc::LoadTransportSecurity(files));
   rpc::SetProcessTransportSecurity(std::move(security));
@@ -211,14 +210,7 @@ absl::StatusOr<Response> JobClient::Call(
   return response;
 }
 
-std::string NewRequestId() {
-  std::random_device device;
-  std::string id = "mmapctl-";
-  for (int i = 0; i < 4; ++i) {
-    absl::StrAppend(&id, absl::Hex(device(), absl::kZeroPad8));
-  }
-  return id;
-}
+std::string NewRequestId() { return "mmapctl-" + RandomHex128(); }
 
 absl::StatusOr<v1::SubmitJobResponse> JobClient::Submit(
     v1::SubmitJobRequest request) {

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <optional>
-#include <random>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/random_hex.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/parameter_client.h"
 #include "common/rpc/start_worker_id.h"
@@ -183,17 +183,6 @@ std::optional<SubmitKey> SubmitKeyOf(const v1::SubmitJobRequest& request) {
   return key;
 }
 
-// 128 random bits as 32 hex digits: a job's identity, never reused even
-// when a new database hands out the same job ids again.
-std::string NewJobUid() {
-  std::random_device device;
-  std::string uid;
-  for (int i = 0; i < 4; ++i) {
-    absl::StrAppend(&uid, absl::Hex(device(), absl::kZeroPad8));
-  }
-  return uid;
-}
-
 }  // namespace
 
 absl::StatusOr<std::optional<v1::SubmitJobResponse>>
@@ -256,7 +245,7 @@ absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
     if (earlier.has_value()) return *std::move(earlier);
   }
   JobRecord job;
-  job.uid = NewJobUid();
+  job.uid = RandomHex128();  // never reused, unlike job ids
   job.name = request.name().empty() ? workload.name() : request.name();
   job.state = v1::JOB_STATE_QUEUED;
   job.config = config;

@@ -63,17 +63,7 @@ num() {
 running() { [[ $(field "$1" state) == JOB_STATE_RUNNING ]]; }
 
 # checkpointed_step JOB: the step of its learner checkpoint, 0 when none.
-# The learner keeps a job's checkpoints in learner/<job id>-<job uid>.
-checkpoint_dir() {
-  local dir
-  for dir in "$data/learner/learner/$1"-*; do
-    [[ -e $dir ]] || continue
-    dir=${dir%.old}
-    echo "${dir%.tmp}"
-    return
-  done
-  echo "$data/learner/learner/$1"
-}
+checkpoint_dir() { learner_checkpoint_dir "$data" "$1"; }
 checkpointed_step() {
   local step
   step=$(sed -n 's/^step \([0-9]*\)$/\1/p' \

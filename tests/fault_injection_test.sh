@@ -148,17 +148,6 @@ run submit submit "$source_dir/examples/small.json" --budget 10m \
   --config "$work/config.json" --name faults --data-dir "$data"
 job=$(cat "$work/submit.out")
 [[ $job =~ ^job-[0-9]+$ ]] || fail "submit printed '$job', not a job id"
-# The learner keeps the job's checkpoints in learner/<job id>-<job uid>.
-checkpoint_dir() {
-  local dir
-  for dir in "$data/learner/learner/$job"-*; do
-    [[ -e $dir ]] || continue
-    dir=${dir%.old}
-    echo "${dir%.tmp}"
-    return
-  done
-  echo "$data/learner/learner/$job"
-}
 table=$data/replay/replay/$job/table.mzr
 
 # The step of the learner's checkpoint, 0 when none; from <job>.old when a
@@ -166,7 +155,7 @@ table=$data/replay/replay/$job/table.mzr
 # is what the learner then loads.
 checkpointed_step() {
   local dir step=""
-  dir=$(checkpoint_dir)
+  dir=$(learner_checkpoint_dir "$data" "$job")
   [[ -d $dir ]] || dir=$dir.old
   step=$(sed -n 's/^step \([0-9]*\)$/\1/p' "$dir/learner.txt" 2>/dev/null) ||
     true

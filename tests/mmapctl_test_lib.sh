@@ -53,6 +53,21 @@ expect_failure() {
     fail "stderr of 'mmapctl $*' does not mention '$needle'"
 }
 
+# learner_checkpoint_dir DATA JOB: the folder of JOB's learner checkpoints
+# in a local cluster's data dir, learner/<job id>-<job uid> (the learner
+# names it by the job's identity too); its live name also when only the
+# .old or .tmp copy of a save exists; learner/<job id> when there is none.
+learner_checkpoint_dir() {
+  local dir
+  for dir in "$1/learner/learner/$2"-*; do
+    [[ -e $dir ]] || continue
+    dir=${dir%.old}
+    echo "${dir%.tmp}"
+    return
+  done
+  echo "$1/learner/learner/$2"
+}
+
 # The service roles, in `local up`'s start order.
 service_roles=(coordinator replay learner actor reanalyse)
 

@@ -284,13 +284,18 @@ absl::Status WriteLocalCertificates(const LocalCertificatesOptions& options) {
   return WriteFileAtomically((dir / "ca.pem").string(), ca->cert_pem, 0644);
 }
 
-absl::StatusOr<TransportSecurity> SecurityFromCertificateDir(
-    const std::string& dir, const std::string& holder) {
+TransportSecurityFiles CertificateDirFiles(const std::string& dir,
+                                           const std::string& holder) {
   TransportSecurityFiles files;
   files.ca = dir + "/ca.pem";
   files.cert = absl::StrCat(dir, "/", holder, ".pem");
   files.key = absl::StrCat(dir, "/", holder, ".key");
-  return LoadTransportSecurity(files);
+  return files;
+}
+
+absl::StatusOr<TransportSecurity> SecurityFromCertificateDir(
+    const std::string& dir, const std::string& holder) {
+  return LoadTransportSecurity(CertificateDirFiles(dir, holder));
 }
 
 }  // namespace mmapzero::rpc

@@ -59,9 +59,12 @@ struct LocalCertificatesOptions {
 // accident.
 absl::Status WriteLocalCertificates(const LocalCertificatesOptions& options);
 
-// The transport security of `holder` ("worker", "client", "admin") from a
-// folder written by WriteLocalCertificates: DIR/ca.pem, DIR/HOLDER.pem,
-// DIR/HOLDER.key.
+// The files of `holder` ("worker", "client", "admin") in a folder written
+// by WriteLocalCertificates: DIR/ca.pem, DIR/HOLDER.pem, DIR/HOLDER.key.
+TransportSecurityFiles CertificateDirFiles(const std::string& dir,
+                                           const std::string& holder);
+
+// LoadTransportSecurity of those files.
 absl::StatusOr<TransportSecurity> SecurityFromCertificateDir(
     const std::string& dir, const std::string& holder);
 
