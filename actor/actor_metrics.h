@@ -16,8 +16,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/rpc/http_endpoint.h"
 #include "prometheus/counter.h"
-#include "prometheus/exposer.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
@@ -60,7 +60,7 @@ class ActorMetrics {
   prometheus::Family<prometheus::Histogram>* returns_;
   prometheus::Histogram* batch_size_;
   prometheus::Histogram* latency_;
-  std::unique_ptr<prometheus::Exposer> exposer_;
+  std::unique_ptr<rpc::HttpEndpoint> http_;
   int port_ = 0;
 };
 

@@ -36,6 +36,10 @@ ABSL_FLAG(double, drain_seconds, 10,
 namespace mmapzero::actor {
 namespace {
 
+absl::Status CheckFlags() {
+  return rpc::WorkerFlagsFromCommandLine("actor", kDefaultMetricsPort).status();
+}
+
 absl::StatusOr<rpc::StopService> Start() {
   ASSIGN_OR_RETURN(
       const rpc::WorkerFlags flags,
@@ -69,5 +73,6 @@ absl::StatusOr<rpc::StopService> Start() {
 
 int main(int argc, char** argv) {
   return mmapzero::rpc::RunServiceMain(argc, argv, "actor", kUsage,
+                                       &mmapzero::actor::CheckFlags,
                                        &mmapzero::actor::Start);
 }

@@ -1,5 +1,6 @@
 #include "coordinator/coordinator_server.h"
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <utility>
@@ -8,12 +9,15 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/grpc_server.h"
+#include "common/rpc/health_checks.h"
 #include "common/rpc/log_line.h"
 
 namespace mmapzero::coordinator {
 
 using rpc::LogLine;
 namespace {
+
+constexpr char kDatabaseHealth[] = "coordinator_database";
 
 const std::vector<std::string>& ServiceNames() {
   static const std::vector<std::string>* names = new std::vector<std::string>{
@@ -50,6 +54,11 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
            .service_names = ServiceNames()}));
   server->server_ = std::move(started.server);
   server->port_ = started.port;
+  // /healthz: each tick is a write transaction on the database (leases,
+  // job ends); failing ticks, or none for a while (a database that blocks),
+  // fail it.
+  rpc::ProcessHealth().Add(
+      kDatabaseHealth, std::max(absl::Seconds(30), 10 * options.tick_interval));
   server->ticker_ = std::jthread([raw = server.get()](std::stop_token stop) {
     raw->TickUntilClosed(stop);
   });
@@ -69,6 +78,10 @@ void CoordinatorServer::TickUntilClosed(std::stop_token stop) {
       if (absl::IsUnavailable(status)) return;  // closed
       LogLine("warning", "tick_failed",
               {{"message", std::string(status.message())}});
+      rpc::ProcessHealth().Failed(
+          kDatabaseHealth, absl::StrCat("tick failed: ", status.message()));
+    } else {
+      rpc::ProcessHealth().Succeeded(kDatabaseHealth);
     }
     if (coordinator_->AwaitClosed(options_.tick_interval)) return;
   }

@@ -62,6 +62,11 @@ absl::StatusOr<CoordinatorConfig> ConfigFromFlags() {
   return config;
 }
 
+absl::Status CheckFlags() {
+  ASSIGN_OR_RETURN(const CoordinatorConfig config, ConfigFromFlags());
+  return ServerOptionsFromConfig(config).status();
+}
+
 absl::StatusOr<rpc::StopService> Start() {
   ASSIGN_OR_RETURN(const CoordinatorConfig config, ConfigFromFlags());
   std::cerr << "coordinator config:\n" << ToJson(WithDefaults(config)) << "\n";
@@ -85,5 +90,6 @@ absl::StatusOr<rpc::StopService> Start() {
 
 int main(int argc, char** argv) {
   return mmapzero::rpc::RunServiceMain(argc, argv, "coordinator", kUsage,
+                                       &mmapzero::coordinator::CheckFlags,
                                        &mmapzero::coordinator::Start);
 }

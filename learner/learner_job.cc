@@ -11,6 +11,7 @@
 #include "common/model/networks.h"
 #include "common/model/self_play.h"
 #include "common/rpc/crash_guard.h"
+#include "common/rpc/health_checks.h"
 #include "common/rpc/log_line.h"
 
 namespace mmapzero::learner {
@@ -18,6 +19,15 @@ namespace mmapzero::learner {
 using rpc::LogLine;
 
 namespace {
+
+// How long a job's training loop may go without a round before /healthz
+// fails: one step of the `paper` network on a 16,500-buffer program takes
+// up to about 100 s on two cores.
+constexpr absl::Duration kMaxSilence = absl::Minutes(10);
+
+std::string HealthCheckName(const std::string& job_id) {
+  return absl::StrCat("learner_job_", job_id);
+}
 
 // The job's config checked, a bare preset reference ({preset: "cpu"})
 // expanded first (features/config_presets.h).
@@ -107,6 +117,8 @@ absl::StatusOr<std::unique_ptr<LearnerJob>> LearnerJob::Start(
     const std::string crash =
         rpc::RunCatchingCrash(raw->options_.job_id, [&] { raw->Run(stop); });
     if (crash.empty()) return;
+    // The job failed (its heartbeat says so); the process serves on.
+    rpc::ProcessHealth().Remove(HealthCheckName(raw->options_.job_id));
     absl::MutexLock lock(&raw->mu_);
     raw->progress_.fatal_error = crash;
     raw->progress_.stopped = true;
@@ -137,10 +149,16 @@ bool LearnerJob::BudgetReached() const {
 }
 
 void LearnerJob::Run(std::stop_token stop) {
+  // /healthz: this loop goes round. Waiting for batches counts (a replay
+  // that is away is its own check's failure); refused steps fail it until
+  // a step succeeds.
+  const std::string health = HealthCheckName(options_.job_id);
+  rpc::ProcessHealth().Add(health, kMaxSilence);
   absl::Time wait_start = absl::Now();  // since the last step
   while (!stop.stop_requested() && !BudgetReached()) {
     absl::StatusOr<Batch> batch = source_->Next(options_.batch_poll);
     if (!batch.ok()) {
+      rpc::ProcessHealth().Succeeded(health);
       absl::MutexLock lock(&mu_);
       progress_.batch_error = batch.status().ToString();
       continue;
@@ -152,11 +170,14 @@ void LearnerJob::Run(std::stop_token stop) {
       LogLine("warning", "batch_refused",
               {{"job", options_.job_id},
                {"message", std::string(stats.status().message())}});
+      rpc::ProcessHealth().Failed(
+          health, absl::StrCat("step refused its batch: ", stats.status().message()));
       absl::MutexLock lock(&mu_);
       ++progress_.skipped_batches;
       progress_.batch_error = stats.status().ToString();
       continue;
     }
+    rpc::ProcessHealth().Succeeded(health);
     if (metrics_ != nullptr) metrics_->OnStep(options_.job_id, *stats, waited);
     // Published and saved before the progress shows the step, so that a
     // heartbeat never reports a step without its parameter version.
@@ -173,6 +194,7 @@ void LearnerJob::Run(std::stop_token stop) {
     progress_.batch_error.clear();
   }
   // The end: budget, SIGTERM or lease lost. Leave nothing unsaved.
+  rpc::ProcessHealth().Remove(health);
   Checkpoint();
   int64_t published;
   {

@@ -61,13 +61,13 @@ absl::StatusOr<std::unique_ptr<LearnerMetrics>> LearnerMetrics::Start(
   if (!address.empty()) {
     ASSIGN_OR_RETURN(rpc::MetricsEndpoint endpoint,
                      rpc::StartMetricsEndpoint(address, {m->registry_}));
-    m->exposer_ = std::move(endpoint.exposer);
+    m->http_ = std::move(endpoint.server);
     m->port_ = endpoint.port;
   }
   return m;
 }
 
-LearnerMetrics::~LearnerMetrics() { exposer_.reset(); }
+LearnerMetrics::~LearnerMetrics() { http_.reset(); }
 
 void LearnerMetrics::SetDevice(const std::string& device) {
   device_->Add({{"device", device}}).Set(1);

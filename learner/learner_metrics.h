@@ -17,10 +17,10 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/model/learner.h"
+#include "common/rpc/http_endpoint.h"
 #include "common/rpc/rpc_handler.h"
 #include "common/rpc/rpc_metrics.h"
 #include "prometheus/counter.h"
-#include "prometheus/exposer.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
@@ -61,7 +61,7 @@ class LearnerMetrics final : public rpc::RpcObserver {
   prometheus::Family<prometheus::Histogram>* batch_wait_ = nullptr;
   prometheus::Family<prometheus::Gauge>* device_ = nullptr;
   rpc::RpcMetrics rpcs_;
-  std::unique_ptr<prometheus::Exposer> exposer_;
+  std::unique_ptr<rpc::HttpEndpoint> http_;
   int port_ = 0;
 
   // Per job: the step and time of the last steps/s sample.

@@ -34,8 +34,7 @@ const std::vector<std::string>& ServiceNames() {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<LearnerWorker>> LearnerWorker::Start(
-    LearnerWorkerOptions options) {
+absl::Status CheckLearnerWorkerOptions(const LearnerWorkerOptions& options) {
   if (options.coordinator.empty()) {
     return absl::InvalidArgumentError("--coordinator: required");
   }
@@ -51,6 +50,12 @@ absl::StatusOr<std::unique_ptr<LearnerWorker>> LearnerWorker::Start(
         absl::StrCat("--max-chunk-bytes: must be 1 to ", 16 << 20, ", got ",
                      options.max_chunk_bytes));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<LearnerWorker>> LearnerWorker::Start(
+    LearnerWorkerOptions options) {
+  RETURN_IF_ERROR(CheckLearnerWorkerOptions(options));
   std::unique_ptr<LearnerWorker> worker(new LearnerWorker(std::move(options)));
   const LearnerWorkerOptions& o = worker->options_;
   ASSIGN_OR_RETURN(worker->metrics_, LearnerMetrics::Start(o.metrics_listen));

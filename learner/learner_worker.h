@@ -68,6 +68,11 @@ struct LearnerWorkerOptions {
 std::string JobCheckpointDir(const std::string& data_dir,
                              const v1::Assignment& assignment);
 
+// What Start checks before it starts anything: the required options and
+// their ranges, each error naming its flag. mmapzero-learner --check-flags
+// runs it too.
+absl::Status CheckLearnerWorkerOptions(const LearnerWorkerOptions& options);
+
 class LearnerWorker {
  public:
   // InvalidArgument for missing options; Unavailable when a port cannot

@@ -63,19 +63,29 @@ ABSL_FLAG(std::string, address_file, "",
 namespace mmapzero::learner {
 namespace {
 
-absl::StatusOr<torch::Device> DeviceFromFlag(const std::string& name) {
-  const bool cuda = torch::cuda::is_available();
-  if (name == "auto") return cuda ? torch::kCUDA : torch::kCPU;
-  if (name == "cpu") return torch::kCPU;
-  if (name == "cuda") {
-    if (!cuda) {
-      return absl::InvalidArgumentError(
-          "--device=cuda: LibTorch sees no CUDA device");
-    }
-    return torch::kCUDA;
+absl::Status CheckDeviceName(const std::string& name) {
+  if (name == "auto" || name == "cpu" || name == "cuda") {
+    return absl::OkStatus();
   }
   return absl::InvalidArgumentError(
       absl::StrCat("--device: auto, cpu or cuda, got '", name, "'"));
+}
+
+// The device --device names on this machine: --device=cuda refuses to
+// start without a CUDA device (a CPU-only LibTorch build or no GPU) rather
+// than training on one CPU thread unnoticed; auto falls back to the CPU.
+absl::StatusOr<torch::Device> DeviceFromFlag(const std::string& name) {
+  RETURN_IF_ERROR(CheckDeviceName(name));
+  const bool cuda = torch::cuda::is_available();
+  if (name == "auto") return cuda ? torch::kCUDA : torch::kCPU;
+  if (name == "cpu") return torch::kCPU;
+  if (!cuda) {
+    return absl::FailedPreconditionError(
+        "--device=cuda: LibTorch sees no CUDA device (a CPU-only LibTorch "
+        "build, or no GPU visible to this process); refusing to train on "
+        "the CPU instead");
+  }
+  return torch::kCUDA;
 }
 
 absl::StatusOr<LearnerWorkerOptions> OptionsFromFlags() {
@@ -116,12 +126,19 @@ absl::StatusOr<LearnerWorkerOptions> OptionsFromFlags() {
         absl::StrCat("--replay-deadline-ms: must be >= 1, got ", deadline_ms));
   }
   o.replay_deadline = absl::Milliseconds(deadline_ms);
-  ASSIGN_OR_RETURN(o.device, DeviceFromFlag(absl::GetFlag(FLAGS_device)));
+  RETURN_IF_ERROR(CheckDeviceName(absl::GetFlag(FLAGS_device)));
   return o;
+}
+
+absl::Status CheckFlags() {
+  ASSIGN_OR_RETURN(const LearnerWorkerOptions options, OptionsFromFlags());
+  return CheckLearnerWorkerOptions(options);
 }
 
 absl::StatusOr<rpc::StopService> Start() {
   ASSIGN_OR_RETURN(LearnerWorkerOptions options, OptionsFromFlags());
+  ASSIGN_OR_RETURN(options.device,
+                   DeviceFromFlag(absl::GetFlag(FLAGS_device)));
   if (const int threads = absl::GetFlag(FLAGS_torch_threads); threads > 0) {
     model::SetComputeThreads(threads);
   }
@@ -185,5 +202,6 @@ int main(int argc, char** argv) {
   for (std::string& arg : *expanded) args.push_back(arg.data());
   return mmapzero::rpc::RunServiceMain(static_cast<int>(args.size()),
                                        args.data(), "learner", kUsage,
+                                       &mmapzero::learner::CheckFlags,
                                        &mmapzero::learner::Start);
 }

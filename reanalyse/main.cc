@@ -33,6 +33,10 @@ ABSL_FLAG(int, trajectories_per_round, 4,
 namespace mmapzero::reanalyse {
 namespace {
 
+absl::Status CheckFlags() {
+  return rpc::WorkerFlagsFromCommandLine("reanalyse", kDefaultMetricsPort).status();
+}
+
 absl::StatusOr<rpc::StopService> Start() {
   ASSIGN_OR_RETURN(
       const rpc::WorkerFlags flags,
@@ -62,5 +66,6 @@ absl::StatusOr<rpc::StopService> Start() {
 
 int main(int argc, char** argv) {
   return mmapzero::rpc::RunServiceMain(argc, argv, "reanalyse", kUsage,
+                                       &mmapzero::reanalyse::CheckFlags,
                                        &mmapzero::reanalyse::Start);
 }

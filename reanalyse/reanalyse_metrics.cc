@@ -42,7 +42,7 @@ absl::StatusOr<std::unique_ptr<ReanalyseMetrics>> ReanalyseMetrics::Start(
   if (address.empty()) return metrics;
   ASSIGN_OR_RETURN(rpc::MetricsEndpoint endpoint,
                    rpc::StartMetricsEndpoint(address, {metrics->registry_}));
-  metrics->exposer_ = std::move(endpoint.exposer);
+  metrics->http_ = std::move(endpoint.server);
   metrics->port_ = endpoint.port;
   return metrics;
 }

@@ -12,8 +12,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/rpc/http_endpoint.h"
 #include "prometheus/counter.h"
-#include "prometheus/exposer.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
 #include "prometheus/registry.h"
@@ -46,7 +46,7 @@ class ReanalyseMetrics {
   prometheus::Family<prometheus::Counter>* gone_;
   prometheus::Family<prometheus::Gauge>* version_;
   prometheus::Family<prometheus::Gauge>* lag_;
-  std::unique_ptr<prometheus::Exposer> exposer_;
+  std::unique_ptr<rpc::HttpEndpoint> http_;
   int port_ = 0;
 };
 

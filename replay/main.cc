@@ -123,6 +123,8 @@ absl::StatusOr<ReplayServerOptions> OptionsFromFlags() {
   return options;
 }
 
+absl::Status CheckFlags() { return OptionsFromFlags().status(); }
+
 absl::StatusOr<rpc::StopService> Start() {
   ASSIGN_OR_RETURN(ReplayServerOptions options, OptionsFromFlags());
   const std::string listen = options.listen;
@@ -140,5 +142,6 @@ absl::StatusOr<rpc::StopService> Start() {
 
 int main(int argc, char** argv) {
   return mmapzero::rpc::RunServiceMain(argc, argv, "replay", kUsage,
+                                       &mmapzero::replay::CheckFlags,
                                        &mmapzero::replay::Start);
 }

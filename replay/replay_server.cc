@@ -9,12 +9,15 @@
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/grpc_server.h"
+#include "common/rpc/health_checks.h"
 #include "common/rpc/log_line.h"
 
 namespace mmapzero::replay {
 
 using rpc::LogLine;
 namespace {
+
+constexpr char kTablesHealth[] = "replay_tables";
 
 const std::vector<std::string>& ServiceNames() {
   static const std::vector<std::string>* names =
@@ -60,6 +63,11 @@ absl::StatusOr<std::unique_ptr<ReplayServer>> ReplayServer::Start(
                                             .capacity = options.job_capacity,
                                             .name = options.name}));
   }
+  // /healthz: the tables' checkpoints are written (a full or failing disk
+  // fails it) and this loop goes round.
+  rpc::ProcessHealth().Add(kTablesHealth,
+                           2 * server->options_.checkpoint_interval +
+                               absl::Minutes(1));
   server->loop_ = std::jthread([raw = server.get()] { raw->Run(); });
   LogLine("info", "started",
           {{"listen", options.listen},
@@ -98,7 +106,14 @@ void ReplayServer::Run() {
     }
     ApplyAssignments();
     if (absl::Now() >= next_checkpoint) {
-      tables_->CheckpointAll().IgnoreError();  // logged per table
+      const absl::Status saved = tables_->CheckpointAll();  // logged per table
+      if (saved.ok()) {
+        rpc::ProcessHealth().Succeeded(kTablesHealth);
+      } else {
+        rpc::ProcessHealth().Failed(
+            kTablesHealth,
+            absl::StrCat("checkpoint failed: ", saved.message()));
+      }
       next_checkpoint = absl::Now() + options_.checkpoint_interval;
     }
   }

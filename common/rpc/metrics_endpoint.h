@@ -1,25 +1,25 @@
-// A service's Prometheus endpoint (/metrics on its own port, prometheus-cpp's
-// civetweb Exposer): started on `address` ("0.0.0.0:0" picks a free port)
-// with the given collectables registered. prometheus-cpp reports a port it
-// cannot bind by throwing; this turns that into Unavailable naming the
-// address, so every service handles it as a status.
+// A service's Prometheus endpoint: /metrics, with the given collectables,
+// and /healthz (the process's health checks, health_checks.h) on its own
+// port (http_endpoint.h; "0.0.0.0:0" picks a free port). A port that
+// cannot be bound is Unavailable naming the address, so every service
+// handles it as a status.
 #ifndef MMAPZERO_COMMON_RPC_METRICS_ENDPOINT_H_
 #define MMAPZERO_COMMON_RPC_METRICS_ENDPOINT_H_
 
 #include <prometheus/collectable.h>
-#include <prometheus/exposer.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/rpc/http_endpoint.h"
 
 namespace mmapzero::rpc {
 
 struct MetricsEndpoint {
-  std::unique_ptr<prometheus::Exposer> exposer;
-  int port = 0;  // the port bound
+  std::unique_ptr<HttpEndpoint> server;  // more pages may be added to it
+  int port = 0;                          // the port bound
 };
 
 // The address a --metrics-port flag asks for on `host` (a service's

@@ -8,11 +8,16 @@
 #include <iostream>
 #include <utility>
 
+#include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "common/base/malloc_tuning.h"
 #include "common/rpc/log_line.h"
 #include "common/rpc/transport_security_flags.h"
+
+ABSL_FLAG(bool, check_flags, false,
+          "check the command line's flags and exit (0: they would start) "
+          "without starting the service or reading the files they name");
 
 namespace mmapzero::rpc {
 
@@ -54,7 +59,8 @@ std::vector<char*> UnderscoreFlagNames(int argc, char** argv,
 }
 
 int RunServiceMain(int argc, char** argv, const std::string& component,
-                   const std::string& usage, StartService start) {
+                   const std::string& usage, CheckServiceFlags check,
+                   StartService start) {
   KeepFreedMemoryForReuse();  // before any thread; LibTorch's steps reuse it
   SetLogComponent(component);
   absl::SetProgramUsageMessage(usage);
@@ -62,6 +68,17 @@ int RunServiceMain(int argc, char** argv, const std::string& component,
   std::vector<std::string> storage;
   std::vector<char*> args = UnderscoreFlagNames(argc, argv, &storage);
   absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+  if (absl::GetFlag(FLAGS_check_flags)) {
+    absl::Status checked = CheckTransportSecurityFlags();
+    if (checked.ok()) checked = check();
+    if (!checked.ok()) {
+      std::cerr << "mmapzero-" << component << ": " << checked.message()
+                << "\n";
+      return 1;
+    }
+    std::cout << "mmapzero-" << component << ": flags ok\n";
+    return 0;
+  }
   const absl::Status security = ApplyTransportSecurityFlags();
   absl::StatusOr<StopService> stop =
       security.ok() ? start() : absl::StatusOr<StopService>(security);

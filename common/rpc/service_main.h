@@ -24,6 +24,13 @@ using StopService = absl::AnyInvocable<void() &&>;
 // Starts a service from its parsed flags; an error names the flag.
 using StartService = absl::StatusOr<StopService> (*)();
 
+// Checks a service's parsed flags as its start function would, without
+// starting anything or reading the files they name (other than config
+// files whose contents are flags): what `--check-flags` runs, so that a
+// deploy manifest's command line is checked against the real parser
+// (scripts/check-deploy) on a machine without the cluster's secrets.
+using CheckServiceFlags = absl::Status (*)();
+
 // Blocks SIGTERM and SIGINT in the calling thread and every thread it
 // starts afterwards (gRPC's and ours inherit the mask), so that
 // WaitForShutdownSignal receives them. Call first thing in main.
@@ -41,9 +48,12 @@ std::string HostName(const std::string& fallback);
 // security flags (transport_security_flags.h) and calls `start`; then
 // waits for SIGTERM or SIGINT, logs "shutting_down" with the signal and
 // stops the service. An error from `start` becomes
-// "mmapzero-COMPONENT: message" on stderr and exit status 1.
+// "mmapzero-COMPONENT: message" on stderr and exit status 1. With
+// --check-flags it runs `check` instead of starting: "flags ok" on stdout
+// and exit 0, or the error and exit 1.
 int RunServiceMain(int argc, char** argv, const std::string& component,
-                   const std::string& usage, StartService start);
+                   const std::string& usage, CheckServiceFlags check,
+                   StartService start);
 
 // "--data-dir=x" -> "--data_dir=x"; `storage` owns the strings pointed to.
 std::vector<char*> UnderscoreFlagNames(int argc, char** argv,

@@ -17,13 +17,13 @@ absl::StatusOr<std::unique_ptr<ServiceMetrics>> ServiceMetrics::Start(
   ASSIGN_OR_RETURN(MetricsEndpoint endpoint,
                    StartMetricsEndpoint(options.address, {metrics->registry_,
                                                           metrics->scraped_}));
-  metrics->exposer_ = std::move(endpoint.exposer);
+  metrics->http_ = std::move(endpoint.server);
   metrics->port_ = endpoint.port;
   return metrics;
 }
 
 ServiceMetrics::~ServiceMetrics() {
-  exposer_.reset();  // no scrape may run on what follows
+  http_.reset();  // no scrape may run on what follows
 }
 
 void ServiceMetrics::OnRpc(absl::string_view method, absl::StatusCode code,

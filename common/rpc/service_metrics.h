@@ -7,7 +7,6 @@
 #define MMAPZERO_COMMON_RPC_SERVICE_METRICS_H_
 
 #include <prometheus/collectable.h>
-#include <prometheus/exposer.h>
 #include <prometheus/registry.h>
 
 #include <memory>
@@ -16,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "common/rpc/http_endpoint.h"
 #include "common/rpc/rpc_handler.h"
 #include "common/rpc/rpc_metrics.h"
 
@@ -46,7 +46,7 @@ class ServiceMetrics final : public RpcObserver {
   std::shared_ptr<prometheus::Registry> registry_;
   RpcMetrics rpcs_;
   std::shared_ptr<prometheus::Collectable> scraped_;
-  std::unique_ptr<prometheus::Exposer> exposer_;
+  std::unique_ptr<HttpEndpoint> http_;
   int port_ = 0;
 };
 

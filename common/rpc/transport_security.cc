@@ -80,9 +80,7 @@ std::shared_ptr<const TransportSecurity> process_security
 
 }  // namespace
 
-absl::StatusOr<TransportSecurity> LoadTransportSecurity(
-    const TransportSecurityFiles& files) {
-  TransportSecurity security;
+absl::Status CheckTransportSecurityFiles(const TransportSecurityFiles& files) {
   const int given =
       !files.ca.empty() + !files.cert.empty() + !files.key.empty();
   if (given != 0 && given != 3) {
@@ -90,7 +88,16 @@ absl::StatusOr<TransportSecurity> LoadTransportSecurity(
         "--tls-ca, --tls-cert and --tls-key go together: give all three "
         "(mmapctl certs makes them) or none");
   }
-  if (given == 3) {
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TransportSecurity> LoadTransportSecurity(
+    const TransportSecurityFiles& files) {
+  TransportSecurity security;
+  if (absl::Status given = CheckTransportSecurityFiles(files); !given.ok()) {
+    return given;
+  }
+  if (!files.ca.empty()) {
     using R = absl::StatusOr<std::string>;
     R ca = ReadPem("tls-ca", files.ca, "CERTIFICATE");
     if (!ca.ok()) return ca.status();

@@ -64,6 +64,10 @@ struct TransportSecurityFiles {
 absl::StatusOr<TransportSecurity> LoadTransportSecurity(
     const TransportSecurityFiles& files);
 
+// What LoadTransportSecurity checks before reading any file: the three
+// mutual-TLS files are given together or not at all.
+absl::Status CheckTransportSecurityFiles(const TransportSecurityFiles& files);
+
 // The process-wide choice (default: plaintext, no tokens). Set once, before
 // servers start and channels open; reading is thread-safe.
 void SetProcessTransportSecurity(TransportSecurity security);

@@ -22,7 +22,9 @@ ABSL_FLAG(std::string, accept_tokens, "",
 
 namespace mmapzero::rpc {
 
-absl::Status ApplyTransportSecurityFlags() {
+namespace {
+
+TransportSecurityFiles FilesFromFlags() {
   TransportSecurityFiles files;
   files.ca = absl::GetFlag(FLAGS_tls_ca);
   files.cert = absl::GetFlag(FLAGS_tls_cert);
@@ -30,7 +32,18 @@ absl::Status ApplyTransportSecurityFlags() {
   files.server_name = absl::GetFlag(FLAGS_tls_server_name);
   files.bearer_token_file = absl::GetFlag(FLAGS_bearer_token_file);
   files.accepted_tokens_file = absl::GetFlag(FLAGS_accept_tokens);
-  absl::StatusOr<TransportSecurity> security = LoadTransportSecurity(files);
+  return files;
+}
+
+}  // namespace
+
+absl::Status CheckTransportSecurityFlags() {
+  return CheckTransportSecurityFiles(FilesFromFlags());
+}
+
+absl::Status ApplyTransportSecurityFlags() {
+  absl::StatusOr<TransportSecurity> security =
+      LoadTransportSecurity(FilesFromFlags());
   if (!security.ok()) return security.status();
   SetProcessTransportSecurity(*std::move(security));
   return absl::OkStatus();

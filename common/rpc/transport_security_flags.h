@@ -17,6 +17,10 @@ namespace mmapzero::rpc {
 // security; an error names the flag and the file.
 absl::Status ApplyTransportSecurityFlags();
 
+// Checks the flags' combination (--tls-ca, --tls-cert and --tls-key all or
+// none) without reading any file, for --check-flags.
+absl::Status CheckTransportSecurityFlags();
+
 }  // namespace mmapzero::rpc
 
 #endif  // MMAPZERO_COMMON_RPC_TRANSPORT_SECURITY_FLAGS_H_

@@ -6,15 +6,23 @@
 #include <chrono>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_join.h"
 #include "common/rpc/backoff.h"
 #include "common/rpc/client_channel.h"
 #include "common/rpc/grpc_status.h"
+#include "common/rpc/health_checks.h"
 #include "common/rpc/log_line.h"
 
 namespace mmapzero::rpc {
 namespace {
+
+// How long the heartbeat loop may go without a round before /healthz
+// fails; a round takes at most the RPC deadline plus the backoff (5 s
+// each by default).
+constexpr absl::Duration kMaxSilence = absl::Minutes(2);
 
 void SetDeadline(grpc::ClientContext* context, absl::Duration deadline) {
   context->set_deadline(std::chrono::system_clock::now() +
@@ -54,6 +62,10 @@ absl::StatusOr<std::unique_ptr<WorkerSession>> WorkerSession::Start(
   }
   std::unique_ptr<WorkerSession> session(new WorkerSession(std::move(options)));
   WorkerSession* raw = session.get();
+  // /healthz: the heartbeat loop goes round (whether or not the
+  // coordinator answers: a coordinator that is away is its own failure, and
+  // restarting every worker would not bring it back).
+  ProcessHealth().Add(raw->HealthCheckName(), kMaxSilence);
   session->thread_ =
       std::jthread([raw](std::stop_token stop) { raw->Run(stop); });
   return session;
@@ -75,7 +87,15 @@ void WorkerSession::Stop() {
   if (thread_.joinable()) {
     thread_.request_stop();
     thread_.join();
+    ProcessHealth().Remove(HealthCheckName());
   }
+}
+
+std::string WorkerSession::HealthCheckName() const {
+  return absl::StrCat(
+      "worker_session_",
+      absl::StripPrefix(absl::AsciiStrToLower(v1::WorkerRole_Name(options_.role)),
+                        "worker_role_"));
 }
 
 void WorkerSession::Run(std::stop_token stop) {
@@ -87,6 +107,7 @@ void WorkerSession::Run(std::stop_token stop) {
       registered = !worker_id_.empty();
     }
     const bool ok = registered ? HeartbeatOnce() : RegisterOnce();
+    ProcessHealth().Succeeded(HealthCheckName());
     absl::Duration wait;
     if (ok) {
       backoff.Reset();

@@ -92,6 +92,8 @@ class WorkerSession {
 
  private:
   explicit WorkerSession(WorkerSessionOptions options);
+  // Its /healthz check: "worker_session_actor", ..._learner, ...
+  std::string HealthCheckName() const;
   void Run(std::stop_token stop);
   bool RegisterOnce() ABSL_LOCKS_EXCLUDED(mu_);
   bool HeartbeatOnce() ABSL_LOCKS_EXCLUDED(mu_);
