@@ -51,7 +51,7 @@ const std::vector<Command>& AllCommands() {
        "cancel a queued or running job", RunCancel},
       {"local",
        "local up|down|status [--data-dir DIR] [--actors N] [--reanalyse N] "
-       "[--learner-jobs N] [--only coordinator,...]",
+       "[--learner-jobs N] [--only coordinator,...] [--prometheus]",
        "start, stop or show a whole cluster as processes on this machine",
        RunLocal},
       {"certs", "certs --out DIR [--hosts NAME,ADDRESS,...] [--days 365]",

@@ -1,9 +1,12 @@
 #include "cli/local_cluster.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,11 +25,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "cli/alert_rules.h"
 #include "cli/health_check.h"
 #include "common/base/address_file.h"
 #include "common/base/atomic_file.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/local_certificates.h"
+#include "common/rpc/loopback_http.h"
 #include "common/rpc/transport_security.h"
 
 extern char** environ;
@@ -110,6 +115,11 @@ int ReadPid(const std::string& path) {
 
 // Whether `pid` is a live (not zombie) process running mmapzero-<role>, so
 // a stale pid file whose number was reused is never signalled.
+// The program a role's process runs.
+std::string ProgramOf(const std::string& role) {
+  return role == "prometheus" ? "prometheus" : "mmapzero-" + role;
+}
+
 bool ProcessRuns(int pid, const std::string& role) {
   if (pid <= 0) return false;
   const std::string proc = absl::StrCat("/proc/", pid);
@@ -120,7 +130,7 @@ bool ProcessRuns(int pid, const std::string& role) {
   if (state == 'Z' || state == 'X') return false;
   const std::string cmdline = ReadSmallFile(proc + "/cmdline");
   const std::string argv0 = cmdline.substr(0, cmdline.find('\0'));
-  return fs::path(argv0).filename().string() == "mmapzero-" + role;
+  return fs::path(argv0).filename().string() == ProgramOf(role);
 }
 
 // Names of services with a pid file in `dir`, in start order.
@@ -157,7 +167,7 @@ std::vector<Planned> Plan(const LocalClusterOptions& options) {
     return options.only.empty() || options.only.count(role) > 0;
   };
   for (const std::string& role : LocalRoles()) {
-    if (!wanted(role)) continue;
+    if (!wanted(role) || role == "prometheus") continue;  // LocalUp's own
     int count = 1;
     if (role == "actor") count = options.actors;
     if (role == "reanalyse") count = options.reanalysers;
@@ -252,15 +262,37 @@ void Renice(pid_t pid, int by) {
   if (error) setpriority(PRIO_PROCESS, static_cast<id_t>(pid), nice);
 }
 
+// A port on 127.0.0.1 that nothing listens on now (bound, read, closed):
+// each service's own metrics port. Another process could take it before
+// the service binds it; the service then fails to start, naming the
+// address, and `up` rolls back.
+absl::StatusOr<int> FreeLoopbackPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return absl::UnavailableError("socket: cannot open one");
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  socklen_t length = sizeof(address);
+  const bool ok =
+      bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+  close(fd);
+  if (!ok) return absl::UnavailableError("no free port on 127.0.0.1");
+  return ntohs(address.sin_port);
+}
+
 std::vector<std::string> ServiceArgs(const LocalClusterOptions& options,
                                      const Planned& service,
-                                     const std::string& coordinator) {
+                                     const std::string& coordinator,
+                                     int metrics_port) {
   const std::string& dir = options.data_dir;
   const std::string tls = LocalCertificateDir(dir);
   // Every service is a worker under the cluster's own CA (mutual TLS).
   std::vector<std::string> args = {
-      "--metrics-port", "0", "--tls-ca", tls + "/ca.pem", "--tls-cert",
-      tls + "/worker.pem", "--tls-key", tls + "/worker.key"};
+      "--metrics-port", absl::StrCat(metrics_port), "--tls-ca",
+      tls + "/ca.pem", "--tls-cert", tls + "/worker.pem", "--tls-key",
+      tls + "/worker.key"};
   if (ServesGrpc(service.role)) {
     args.insert(args.end(), {"--listen", "127.0.0.1:0", "--address-file",
                              PathOf(dir, service.name, ".addr"), "--data-dir",
@@ -296,10 +328,15 @@ absl::StatusOr<Started> StartService(const LocalClusterOptions& options,
   const std::string log = PathOf(dir, service.name, ".log");
   const std::uintmax_t log_offset =
       fs::exists(log, error) ? fs::file_size(log, error) : 0;
-  ASSIGN_OR_RETURN(
-      const pid_t pid,
-      Spawn(service.binary, ServiceArgs(options, service, coordinator),
-            PathOf(dir, service.name, ".log")));
+  ASSIGN_OR_RETURN(const int metrics_port, FreeLoopbackPort());
+  RETURN_IF_ERROR(
+      WriteFileAtomically(PathOf(dir, service.name, ".metrics"),
+                          absl::StrCat("127.0.0.1:", metrics_port, "\n")));
+  ASSIGN_OR_RETURN(const pid_t pid,
+                   Spawn(service.binary,
+                         ServiceArgs(options, service, coordinator,
+                                     metrics_port),
+                         PathOf(dir, service.name, ".log")));
   if (options.trainer_nice != 0 &&
       (service.role == "learner" || service.role == "replay" ||
        service.role == "reanalyse")) {
@@ -418,6 +455,7 @@ void StopServices(const std::string& dir, const std::vector<std::string>& names,
   for (const std::string& name : names) {
     std::remove(PathOf(dir, name, ".pid").c_str());
     std::remove(PathOf(dir, name, ".addr").c_str());
+    std::remove(PathOf(dir, name, ".metrics").c_str());
   }
 }
 
@@ -436,7 +474,89 @@ absl::Status CheckOptions(const LocalClusterOptions& options) {
     return absl::InvalidArgumentError(
         "--only: must include coordinator (the others register with it)");
   }
+  if (!options.prometheus_binary.empty() &&
+      access(options.prometheus_binary.c_str(), X_OK) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--prometheus: no Prometheus at ", options.prometheus_binary,
+        " (apt-get install prometheus)"));
+  }
   return absl::OkStatus();
+}
+
+// <data dir>/prometheus/prometheus.yml: every started service's metrics
+// port (its .metrics file) as a target labelled with the service's name,
+// every 5 s, with the alert rules beside it.
+absl::Status WritePrometheusConfig(const std::string& dir,
+                                   const std::vector<std::string>& names) {
+  const std::string folder = PathOf(dir, "prometheus", "");
+  std::error_code error;
+  fs::create_directories(folder, error);
+  if (error) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(folder, ": ", error.message()));
+  }
+  RETURN_IF_ERROR(WriteFileAtomically(folder + "/rules.yml", kAlertRules));
+  std::string config = absl::StrCat(
+      "# Written by `mmapctl local up --prometheus`; rewritten at each up.\n"
+      "global:\n  scrape_interval: 5s\n  evaluation_interval: 5s\n"
+      "rule_files:\n  - ", folder, "/rules.yml\n"
+      "scrape_configs:\n  - job_name: mmapzero\n    honor_labels: true\n"
+      "    static_configs:\n");
+  for (const std::string& name : names) {
+    absl::StatusOr<std::string> address =
+        ReadAddressFile(PathOf(dir, name, ".metrics"));
+    if (!address.ok()) continue;
+    absl::StrAppend(&config, "      - targets: [\"", *address,
+                    "\"]\n        labels: {service: \"", RoleOf(name),
+                    "\", pod: \"", name, "\"}\n");
+  }
+  return WriteFileAtomically(folder + "/prometheus.yml", config);
+}
+
+// Starts Prometheus on the started services and waits until it answers
+// /-/ready; returns its web address.
+absl::StatusOr<std::string> StartPrometheus(
+    const LocalClusterOptions& options,
+    const std::vector<std::string>& names, std::ostream& out) {
+  const std::string& dir = options.data_dir;
+  RETURN_IF_ERROR(WritePrometheusConfig(dir, names));
+  ASSIGN_OR_RETURN(const int port, FreeLoopbackPort());
+  const std::string address = absl::StrCat("127.0.0.1:", port);
+  RETURN_IF_ERROR(WriteFileAtomically(PathOf(dir, "prometheus", ".metrics"),
+                                      address + "\n"));
+  const std::string log = PathOf(dir, "prometheus", ".log");
+  ASSIGN_OR_RETURN(
+      const pid_t pid,
+      Spawn(options.prometheus_binary,
+            {absl::StrCat("--config.file=", dir, "/prometheus/prometheus.yml"),
+             absl::StrCat("--storage.tsdb.path=", dir, "/prometheus/data"),
+             absl::StrCat("--web.listen-address=", address)},
+            log));
+  RETURN_IF_ERROR(
+      WriteFileAtomically(PathOf(dir, "prometheus", ".pid"),
+                          absl::StrCat(pid, "\n")));
+  const absl::Time deadline = absl::Now() + options.start_timeout;
+  const auto ready = [port] {
+    const std::string reply = rpc::LoopbackHttpGet(port, "/-/ready");
+    return reply.substr(0, reply.find('\n')).find(" 200 ") != std::string::npos;
+  };
+  while (!ready()) {
+    int wait_status = 0;
+    if (waitpid(pid, &wait_status, WNOHANG) == pid) {
+      return absl::UnavailableError(absl::StrCat(
+          "prometheus (pid ", pid, ") exited before it was ready; ",
+          LogTail(log)));
+    }
+    if (absl::Now() >= deadline) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "prometheus (pid ", pid, ") not ready after ",
+          absl::FormatDuration(options.start_timeout), "; ", LogTail(log)));
+    }
+    absl::SleepFor(kPollInterval);
+  }
+  out << "started prometheus (pid " << pid << "): http://" << address
+      << "/ (config " << dir << "/prometheus/prometheus.yml)\n";
+  return address;
 }
 
 // AlreadyExists when a service of the data dir still runs; removes the pid
@@ -451,6 +571,7 @@ absl::Status CheckNothingRuns(const std::string& dir) {
     }
     std::remove(PathOf(dir, name, ".pid").c_str());
     std::remove(PathOf(dir, name, ".addr").c_str());
+    std::remove(PathOf(dir, name, ".metrics").c_str());
   }
   return absl::OkStatus();
 }
@@ -459,7 +580,7 @@ absl::Status CheckNothingRuns(const std::string& dir) {
 
 const std::vector<std::string>& LocalRoles() {
   static const auto* roles = new std::vector<std::string>{
-      "coordinator", "replay", "learner", "actor", "reanalyse"};
+      "coordinator", "replay", "learner", "actor", "reanalyse", "prometheus"};
   return *roles;
 }
 
@@ -524,6 +645,11 @@ absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out) {
     coordinator = *address;
     out << "started coordinator (pid " << started->pid << ") at " << coordinator
         << "\n";
+    if (absl::StatusOr<std::string> metrics = ReadAddressFile(
+            PathOf(options.data_dir, service.name, ".metrics"));
+        metrics.ok()) {
+      out << "dashboard: http://" << *metrics << "/ (metrics: /metrics)\n";
+    }
   }
   for (const Started& started : waiting) {
     absl::StatusOr<std::string> address = AwaitHealthy(options, started);
@@ -531,6 +657,13 @@ absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out) {
     out << "started " << started.service.name << " (pid " << started.pid << ")";
     if (*address != "-") out << " at " << *address;
     out << "\n";
+  }
+  if (!options.prometheus_binary.empty()) {
+    const std::vector<std::string> scraped = started_names;
+    started_names.push_back("prometheus");
+    absl::StatusOr<std::string> prometheus =
+        StartPrometheus(options, scraped, out);
+    if (!prometheus.ok()) return roll_back(prometheus.status());
   }
   return absl::OkStatus();
 }
@@ -559,6 +692,9 @@ std::vector<LocalService> LocalStatus(const std::string& data_dir,
     absl::StatusOr<std::string> address =
         ReadAddressFile(PathOf(data_dir, name, ".addr"));
     if (address.ok()) service.address = *address;
+    absl::StatusOr<std::string> metrics =
+        ReadAddressFile(PathOf(data_dir, name, ".metrics"));
+    if (metrics.ok()) service.metrics_address = *metrics;
     service.serves_grpc = ServesGrpc(RoleOf(name));
     service.health = "-";
     if (service.alive && service.serves_grpc && !service.address.empty()) {

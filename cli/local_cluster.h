@@ -12,13 +12,15 @@
 //
 // Services, in start order: coordinator, replay, learner, actor-0..N-1,
 // reanalyse-0..M-1; binaries mmapzero-<role> from one folder (by default
-// the one mmapctl itself lives in). The command lines they get, which
-// their mains accept:
+// the one mmapctl itself lives in). When asked for, prometheus last, once
+// the others are ready (its config, <data dir>/prometheus/prometheus.yml,
+// lists their metrics ports). The command lines they get, which their
+// mains accept:
 //   coordinator       --listen 127.0.0.1:0 --address-file F --data-dir D
-//                     --metrics-port 0
+//                     --metrics-port P
 //   replay, learner   the same, plus --coordinator HOST:PORT --name NAME
 //                     (learner: --capacity learner_jobs when not 1)
-//   actor, reanalyse  --metrics-port 0 --coordinator HOST:PORT --name NAME
+//   actor, reanalyse  --metrics-port P --coordinator HOST:PORT --name NAME
 //                     --seed first_seed+I
 // `up` waits until each is ready: a gRPC service answers a health check
 // with SERVING; an actor or reanalyser (no server of its own) logs
@@ -57,6 +59,10 @@ struct LocalClusterOptions {
   // share the rest, as the in-process solver's threads do.
   int trainer_nice = 10;
   std::set<std::string> only;  // roles to start; empty: every role
+  // Also start Prometheus (Debian's `prometheus` at this path) scraping
+  // every service's metrics port every 5 s with deploy/prometheus's alert
+  // rules, its web UI on a free loopback port; "" for none.
+  std::string prometheus_binary;
   absl::Duration start_timeout = absl::Seconds(60);  // per service
   absl::Duration stop_timeout = absl::Seconds(10);   // before SIGKILL
 };
@@ -67,6 +73,9 @@ struct LocalService {
   int pid = 0;               // from <name>.pid
   bool alive = false;        // that pid runs mmapzero-<role>
   std::string address;       // from <name>.addr; "" when absent
+  // From <name>.metrics: the HTTP port of /metrics and /healthz (and, for
+  // the coordinator, the dashboard "/"); "" when absent.
+  std::string metrics_address;
   bool serves_grpc = false;  // coordinator, replay, learner
   std::string health;  // CheckHealth's text; "-" when not alive or no gRPC
 };

@@ -4,9 +4,12 @@
 // later `mmapctl submit` finds the coordinator by itself).
 //   local up [--actors 1] [--reanalyse 1] [--learner-jobs 1]
 //            [--only coordinator,replay,...]
-//            [--bin-dir DIR] [--wait 60s]
+//            [--bin-dir DIR] [--wait 60s] [--prometheus]
 //   local down [--stop-timeout 10s]
 //   local status [--json]
+#include <unistd.h>
+
+#include <cstdlib>
 #include <iostream>
 #include <string>
 
@@ -27,7 +30,7 @@ constexpr char kUsage[] =
     "local up|down|status [--data-dir DIR] [--actors N] [--reanalyse N] "
     "[--learner-jobs N] "
     "[--only coordinator,replay,learner,actor,reanalyse] [--bin-dir DIR] "
-    "[--wait 60s] [--stop-timeout 10s] [--json]";
+    "[--wait 60s] [--stop-timeout 10s] [--prometheus] [--json]";
 constexpr int kMaxWorkers = 64;
 
 absl::StatusOr<int> GetCount(const CommandLine& line, const std::string& flag,
@@ -38,6 +41,18 @@ absl::StatusOr<int> GetCount(const CommandLine& line, const std::string& flag,
         "--", flag, ": must be in [0, ", kMaxWorkers, "], got ", count));
   }
   return static_cast<int>(count);
+}
+
+// The first executable `name` in $PATH's folders; "" when none.
+std::string ProgramOnPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  for (const absl::string_view dir :
+       absl::StrSplit(path != nullptr ? path : "/usr/bin:/bin", ':',
+                      absl::SkipEmpty())) {
+    const std::string candidate = absl::StrCat(dir, "/", name);
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
 }
 
 absl::StatusOr<LocalClusterOptions> OptionsFrom(const CommandLine& line) {
@@ -64,6 +79,14 @@ absl::StatusOr<LocalClusterOptions> OptionsFrom(const CommandLine& line) {
     ASSIGN_OR_RETURN(options.start_timeout,
                      ParseDurationFlag("wait", line.GetString("wait", "")));
   }
+  if (line.Has("prometheus")) {
+    options.prometheus_binary = ProgramOnPath("prometheus");
+    if (options.prometheus_binary.empty()) {
+      return absl::FailedPreconditionError(
+          "--prometheus: no prometheus on PATH (Debian: apt-get install "
+          "prometheus)");
+    }
+  }
   if (line.Has("stop-timeout")) {
     ASSIGN_OR_RETURN(
         options.stop_timeout,
@@ -87,6 +110,7 @@ absl::Status PrintStatus(const std::string& data_dir, bool json) {
                        {"pid", service.pid},
                        {"alive", service.alive},
                        {"address", service.address},
+                       {"metrics", service.metrics_address},
                        {"health", service.health}});
     }
     std::cout
@@ -95,14 +119,16 @@ absl::Status PrintStatus(const std::string& data_dir, bool json) {
   } else if (services.empty()) {
     std::cout << "no local cluster in " << data_dir << "\n";
   } else {
-    constexpr char kRow[] = "%-13s %8s %-6s %-22s %s\n";
+    constexpr char kRow[] = "%-13s %8s %-6s %-22s %-22s %s\n";
     std::cout << absl::StrFormat(kRow, "SERVICE", "PID", "ALIVE", "ADDRESS",
-                                 "HEALTH");
+                                 "METRICS", "HEALTH");
     for (const LocalService& service : services) {
       std::cout << absl::StrFormat(
           kRow, service.name, absl::StrCat(service.pid),
           service.alive ? "yes" : "no",
-          service.address.empty() ? "-" : service.address, service.health);
+          service.address.empty() ? "-" : service.address,
+          service.metrics_address.empty() ? "-" : service.metrics_address,
+          service.health);
     }
   }
   if (down > 0) {
@@ -121,7 +147,7 @@ absl::Status RunLocal(const Args& args) {
       CommandLine::Parse(args,
                          {"data-dir", "actors", "reanalyse", "learner-jobs",
                           "only", "bin-dir", "wait", "stop-timeout"},
-                         {"json"}));
+                         {"json", "prometheus"}));
   RETURN_IF_ERROR(line.ExpectPositional(1, kUsage));
   const std::string& action = line.positional()[0];
   ASSIGN_OR_RETURN(const LocalClusterOptions options, OptionsFrom(line));

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,6 +55,16 @@ struct JobSnapshot {
   v1::JobStatus status;
   uint64_t change = 0;       // grows on every change of the job
   uint64_t best_change = 0;  // grows when its best solution changes
+};
+
+// What a worker said in its last heartbeat, for the dashboard: who it is
+// and, per job it works on, the parameter version it acts or trains with.
+struct WorkerView {
+  std::string worker_id;  // "worker-000003"
+  std::string name;
+  v1::WorkerRole role = v1::WORKER_ROLE_UNSPECIFIED;
+  int64_t last_heartbeat_unix_ms = 0;
+  std::map<std::string, int64_t> parameter_versions;  // by job id
 };
 
 class Coordinator {
@@ -102,6 +113,11 @@ class Coordinator {
 
   // Every job's status, newest first (metrics).
   absl::StatusOr<std::vector<v1::JobStatus>> AllJobs() ABSL_LOCKS_EXCLUDED(mu_);
+
+  // The workers heard from within the lease TTL, by worker id, as their
+  // last heartbeats said (kept in memory only; empty after a restart until
+  // the workers' next heartbeats).
+  std::vector<WorkerView> LiveWorkers() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // Wakes every waiter; from now on calls fail with Unavailable.
   void Close() ABSL_LOCKS_EXCLUDED(mu_);
@@ -162,6 +178,7 @@ class Coordinator {
       ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<int64_t, Changes> changes_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  std::map<int64_t, WorkerView> worker_views_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace mmapzero::coordinator

@@ -7,10 +7,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/grpc_server.h"
 #include "common/rpc/health_checks.h"
 #include "common/rpc/log_line.h"
+#include "coordinator/dashboard.h"
 
 namespace mmapzero::coordinator {
 
@@ -18,6 +20,7 @@ using rpc::LogLine;
 namespace {
 
 constexpr char kDatabaseHealth[] = "coordinator_database";
+constexpr absl::Duration kHistoryInterval = absl::Seconds(2);
 
 const std::vector<std::string>& ServiceNames() {
   static const std::vector<std::string>* names = new std::vector<std::string>{
@@ -38,6 +41,7 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
     ASSIGN_OR_RETURN(
         server->metrics_,
         StartCoordinatorMetrics(options.metrics_listen, coordinator));
+    AddDashboardPages(server->metrics_->http(), coordinator, &server->history_);
   }
   server->job_service_ = std::make_unique<JobServiceImpl>(
       coordinator, server->metrics_.get(), options.watch);
@@ -73,7 +77,17 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
 CoordinatorServer::~CoordinatorServer() { Shutdown(); }
 
 void CoordinatorServer::TickUntilClosed(std::stop_token stop) {
+  absl::Time next_sample = absl::InfinitePast();
   while (!stop.stop_requested()) {
+    if (const absl::Time now = absl::Now(); now >= next_sample) {
+      // The dashboard's history: every job's counters every 2 s.
+      next_sample = now + kHistoryInterval;
+      if (absl::StatusOr<std::vector<v1::JobStatus>> jobs =
+              coordinator_->AllJobs();
+          jobs.ok()) {
+        history_.Record(*jobs, absl::ToUnixMillis(now));
+      }
+    }
     if (const absl::Status status = coordinator_->Tick(); !status.ok()) {
       if (absl::IsUnavailable(status)) return;  // closed
       LogLine("warning", "tick_failed",

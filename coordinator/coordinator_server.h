@@ -1,7 +1,9 @@
 // The coordinator as a running gRPC server: JobService and WorkerService on
 // one port, gRPC health checking (per service and overall) and server
-// reflection, Prometheus metrics on their own port, and a ticker thread
-// that ends jobs whose budget is spent and drops expired leases. Used by
+// reflection; on its own HTTP port, Prometheus metrics, /healthz and the
+// web dashboard (dashboard.h); and a ticker thread that ends jobs whose
+// budget is spent, drops expired leases and records the dashboard's
+// history. Used by
 // coordinator/main.cc and by tests, which start it on a free loopback port.
 //
 // Shutdown (also on destruction): health turns NOT_SERVING, the
@@ -23,6 +25,7 @@
 #include "common/rpc/service_metrics.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/coordinator_metrics.h"
+#include "coordinator/job_history.h"
 #include "coordinator/job_service.h"
 #include "coordinator/job_watch.h"
 #include "coordinator/worker_service.h"
@@ -65,6 +68,8 @@ class CoordinatorServer {
   std::unique_ptr<WorkerServiceImpl> worker_service_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
+  // The dashboard's series (dashboard.h), recorded by the ticker.
+  JobHistory history_;
   std::jthread ticker_;
   absl::Mutex shutdown_mu_;
   bool shut_down_ ABSL_GUARDED_BY(shutdown_mu_) = false;

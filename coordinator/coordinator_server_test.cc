@@ -24,6 +24,7 @@
 #include "coordinator/test_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "proto/job.grpc.pb.h"
 #include "proto/worker.grpc.pb.h"
 
@@ -767,6 +768,64 @@ TEST_F(CoordinatorServerTest, MetricsShowJobStatesAndBestReturn) {
                                  id + "\",name=\"small\"}"));
   EXPECT_THAT(metrics, HasSubstr("mmapzero_coordinator_rpcs_total{code=\"OK\","
                                  "method=\"SubmitJob\"} 1"));
+}
+
+// The dashboard on the metrics port, over real HTTP: the page, and the
+// JSON it draws from with the running job and each worker's parameter lag
+// (the learner's version less the worker's); /healthz reports the
+// database's ticks.
+TEST_F(CoordinatorServerTest, DashboardShowsJobsAndWorkersParameterLag) {
+  RestartServer("heuristic", /*metrics=*/true);
+  const std::string id = Submit();
+  const std::string learner = Register(v1::WORKER_ROLE_LEARNER, "learner:1");
+  const std::string replay = Register(v1::WORKER_ROLE_REPLAY, "replay:1");
+  const std::string actor = Register(v1::WORKER_ROLE_ACTOR);
+  Heartbeat(learner);
+  Heartbeat(replay);
+  ASSERT_EQ(Heartbeat(actor).assignments_size(), 1);
+  v1::JobCounters learned;
+  learned.set_job_id(id);
+  learned.set_learner_step(300);
+  learned.set_parameter_version(30);
+  Heartbeat(learner, {learned});
+  v1::JobCounters acted;
+  acted.set_job_id(id);
+  acted.set_games(7);
+  acted.set_parameter_version(12);
+  Heartbeat(actor, {acted});
+
+  const int port = server_->metrics_port();
+  const std::string page = rpc::LoopbackHttpGet(port, "/");
+  EXPECT_THAT(page, HasSubstr("HTTP/1.1 200"));
+  EXPECT_THAT(page, HasSubstr("text/html"));
+  EXPECT_THAT(page, HasSubstr("<title>mmapzero</title>"));
+  EXPECT_THAT(page, HasSubstr("/api/dashboard"));
+
+  const std::string reply = rpc::LoopbackHttpGet(port, "/api/dashboard");
+  ASSERT_THAT(reply, HasSubstr("HTTP/1.1 200"));
+  const nlohmann::json data =
+      nlohmann::json::parse(reply.substr(reply.find("\r\n\r\n") + 4));
+  ASSERT_EQ(data["jobs"].size(), 1u);
+  EXPECT_EQ(data["jobs"][0]["job_id"], id);
+  EXPECT_EQ(data["jobs"][0]["state"], "running");
+  EXPECT_EQ(data["jobs"][0]["learner_step"], 300);
+  EXPECT_EQ(data["jobs"][0]["games"], 7);
+  bool actor_seen = false;
+  for (const nlohmann::json& worker : data["workers"]) {
+    if (worker["worker_id"] != actor) continue;
+    actor_seen = true;
+    EXPECT_EQ(worker["role"], "actor");
+    ASSERT_EQ(worker["jobs"].size(), 1u);
+    EXPECT_EQ(worker["jobs"][0]["job_id"], id);
+    EXPECT_EQ(worker["jobs"][0]["parameter_version"], 12);
+    EXPECT_EQ(worker["jobs"][0]["lag"], 18);
+  }
+  EXPECT_TRUE(actor_seen) << data.dump();
+  EXPECT_EQ(data["workers"].size(), 3u) << data.dump();
+
+  const std::string health = rpc::LoopbackHttpGet(port, "/healthz");
+  EXPECT_THAT(health, HasSubstr("HTTP/1.1 200"));
+  EXPECT_THAT(health, HasSubstr("coordinator_database ok"));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // leases renewed, assignments out) and solution reports.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -220,9 +221,39 @@ absl::StatusOr<v1::HeartbeatResponse> Coordinator::Heartbeat(
       !transaction.ok()) {
     return transaction;
   }
+  // Workers silent for ten lease TTLs are gone (restarted under new ids).
+  const int64_t now = NowMs();
+  std::erase_if(worker_views_, [&](const auto& entry) {
+    return entry.second.last_heartbeat_unix_ms <
+           now - 10 * absl::ToInt64Milliseconds(options_.lease_ttl);
+  });
+  WorkerView& view = worker_views_[worker_id];
+  view.worker_id = request.worker_id();
+  view.last_heartbeat_unix_ms = now;
+  view.parameter_versions.clear();
+  for (const v1::JobCounters& counters : request.jobs()) {
+    view.parameter_versions[counters.job_id()] = counters.parameter_version();
+  }
+  if (view.name.empty()) {
+    if (absl::StatusOr<WorkerRecord> worker = store_->GetWorker(worker_id);
+        worker.ok()) {
+      view.name = worker->name;
+      view.role = worker->role;
+    }
+  }
   response.set_heartbeat_interval_ms(
       absl::ToInt64Milliseconds(options_.heartbeat_interval));
   return response;
+}
+
+std::vector<WorkerView> Coordinator::LiveWorkers() const {
+  absl::MutexLock lock(&mu_);
+  const int64_t since = NowMs() - absl::ToInt64Milliseconds(options_.lease_ttl);
+  std::vector<WorkerView> live;
+  for (const auto& [id, view] : worker_views_) {
+    if (view.last_heartbeat_unix_ms >= since) live.push_back(view);
+  }
+  return live;
 }
 
 absl::StatusOr<v1::ReportSolutionResponse> Coordinator::ReportSolution(

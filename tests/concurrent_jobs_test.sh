@@ -27,19 +27,11 @@ mmapctl=${1:?usage: concurrent_jobs_test.sh MMAPCTL SOURCE_DIR}
 source_dir=${2:?source dir missing}
 bin_dir=$(cd "$(dirname "$mmapctl")" && pwd)
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/concurrent_jobs_test.XXXXXX")
-data=$work/data
-wrappers=$work/bin
-cleanup() {
-  "$mmapctl" local down --data-dir "$data" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-unset MMAPZERO_COORDINATOR MMAPZERO_DATA_DIR
-
 # shellcheck source=tests/mmapctl_test_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/mmapctl_test_lib.sh"
 skip_unless_services_built "$bin_dir"
+cluster_workdir concurrent_jobs_test
+wrappers=$work/bin
 
 # Each mmapctl call loads LibTorch (one to three seconds on a busy
 # machine), so the test polls one `list --json` for both jobs

@@ -61,6 +61,10 @@ expect_finding "no default deny" "no default-deny NetworkPolicy" \
   's/policyTypes: \["Ingress", "Egress"\]/policyTypes: ["Ingress"]/' k8s/base/network-policy.yaml
 expect_finding "liveness from a port that answers" "livenessProbe must be an httpGet of /healthz" \
   '/livenessProbe:/,/path:/ s|path: /healthz|path: /metrics|' k8s/base/replay.yaml
+if command -v promtool >/dev/null; then
+  expect_finding "broken alert rule" "FAILED" \
+    's/expr: up{job="mmapzero"} == 0/expr: up{job="mmapzero" == 0/' prometheus/rules.yml
+fi
 
 ((failures == 0)) || { echo "$failures failures"; exit 1; }
 echo "PASS"

@@ -20,19 +20,9 @@ mmapctl=${1:?usage: mmapctl_cluster_test.sh MMAPCTL SOURCE_DIR}
 source_dir=${2:?source dir missing}
 bin_dir=$(dirname "$mmapctl")
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/mmapctl_cluster_test.XXXXXX")
-data=$work/data
-cleanup() {
-  "$mmapctl" local down --data-dir "$data" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-# Only this data dir; never a coordinator from the environment.
-unset MMAPZERO_COORDINATOR MMAPZERO_DATA_DIR
-
-
 # shellcheck source=tests/mmapctl_test_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/mmapctl_test_lib.sh"
+cluster_workdir mmapctl_cluster_test
 
 only=(--only coordinator)
 all_built=1
@@ -56,7 +46,7 @@ expect_failure up_twice "already runs" local up --data-dir "$data" \
   "${only[@]}"
 
 run local_status local status --data-dir "$data"
-grep -qE '^coordinator +[0-9]+ +yes +127\.0\.0\.1:[0-9]+ +SERVING' \
+grep -qE '^coordinator +[0-9]+ +yes +127\.0\.0\.1:[0-9]+ +127\.0\.0\.1:[0-9]+ +SERVING' \
   "$work/local_status.out" || fail "local status does not show a serving coordinator"
 
 run list_empty list --data-dir "$data"

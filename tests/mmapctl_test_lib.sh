@@ -13,6 +13,16 @@ fail() {
   exit 1
 }
 
+# cluster_workdir NAME: a scratch folder $work (removed at exit) holding a
+# local cluster's data dir $data (its cluster stopped at exit); only that
+# data dir, never a coordinator from the environment.
+cluster_workdir() {
+  work=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+  data=$work/data
+  trap '"$mmapctl" local down --data-dir "$data" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+  unset MMAPZERO_COORDINATOR MMAPZERO_DATA_DIR
+}
+
 start_time=$(date +%s)
 # Seconds since the script sourced this, e.g. "12s", for progress lines.
 elapsed() { echo "$(($(date +%s) - start_time))s"; }

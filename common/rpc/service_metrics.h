@@ -37,6 +37,9 @@ class ServiceMetrics final : public RpcObserver {
   ~ServiceMetrics() override;
 
   int port() const { return port_; }
+  // The HTTP server of /metrics, for more pages (the coordinator's
+  // dashboard).
+  HttpEndpoint& http() { return *http_; }
   void OnRpc(absl::string_view method, absl::StatusCode code,
              absl::Duration latency) override;
 
