@@ -10,6 +10,7 @@
 #include <grpcpp/security/credentials.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +23,7 @@
 #include "common/model/network_checkpoint.h"
 #include "common/model/self_play.h"
 #include "common/rpc/grpc_server.h"
+#include "common/rpc/health_checks.h"
 #include "common/rpc/parameter_client.h"
 #include "gmock/gmock.h"
 #include "learner/prefetch_queue.h"
@@ -30,6 +32,7 @@ namespace mmapzero::learner {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 MuZeroConfig SmallConfig() {
   MuZeroConfig config = features::CpuPreset();
@@ -126,6 +129,52 @@ std::string ReadFile(const std::string& path) {
 std::string StepLine(const std::string& dir) {
   const std::string text = ReadFile(dir + "/learner.txt");
   return text.substr(0, text.find('\n') + 1);
+}
+
+// Batches the learner refuses (empty), always.
+class RefusedSource final : public BatchSource {
+ public:
+  absl::StatusOr<Batch> Next(absl::Duration timeout) override {
+    absl::SleepFor(std::min(timeout, absl::Milliseconds(5)));
+    return Batch();
+  }
+};
+
+// /healthz (common/rpc/health_checks.h): a job whose steps refuse their
+// batches fails the process's health, naming the job and why; a job that
+// waits for data does not; a stopped job's check goes away.
+TEST(LearnerJobTest, RefusedBatchesFailTheHealthCheckUntilTheJobStops) {
+  model::SetComputeThreads(1);
+  const std::string check = "learner_job_job-000001";
+  ParameterServiceImpl service;
+  {
+    auto waiting = LearnerJob::Start(
+        Options(FreshDir("learner_job_waiting"), 0),
+        std::make_unique<FakeSource>(SmallConfig(), /*open=*/false), &service,
+        nullptr);
+    ASSERT_TRUE(waiting.ok()) << waiting.status();
+    absl::SleepFor(absl::Milliseconds(200));
+    const rpc::HealthChecks::Report report = rpc::ProcessHealth().Evaluate();
+    EXPECT_TRUE(report.healthy) << report.text;
+    EXPECT_THAT(report.text, HasSubstr(check + " ok"));
+  }
+  EXPECT_THAT(rpc::ProcessHealth().Evaluate().text, Not(HasSubstr(check)));
+
+  auto job = LearnerJob::Start(Options(FreshDir("learner_job_refused"), 0),
+                               std::make_unique<RefusedSource>(), &service,
+                               nullptr);
+  ASSERT_TRUE(job.ok()) << job.status();
+  rpc::HealthChecks::Report report;
+  for (int i = 0; i < 200 && report.healthy; ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+    report = rpc::ProcessHealth().Evaluate();
+  }
+  EXPECT_FALSE(report.healthy);
+  EXPECT_THAT(report.text,
+              HasSubstr(check + " FAILING: step refused its batch: learner: "
+                                "empty batch"));
+  (*job)->Stop();
+  EXPECT_TRUE(rpc::ProcessHealth().Evaluate().healthy);
 }
 
 TEST(LearnerJobTest, TrainsToTheBudgetAndResumesAtTheSameStep) {

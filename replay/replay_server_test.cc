@@ -6,8 +6,10 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/rpc/loopback_http.h"
 #include "coordinator/test_dir.h"
 #include "gmock/gmock.h"
@@ -25,12 +27,15 @@ class ReplayServerTest : public ::testing::Test {
  protected:
   // Metrics only when a test reads them: stopping the exposer (civetweb)
   // takes up to two seconds.
-  void StartServer(int max_message_bytes = 64 << 20, bool metrics = false) {
+  void StartServer(int max_message_bytes = 64 << 20, bool metrics = false,
+                   const std::string& data_dir = "",
+                   absl::Duration checkpoint_interval = absl::Seconds(60)) {
     ReplayServerOptions options;
     options.listen = "127.0.0.1:0";
     if (metrics) options.metrics_listen = "127.0.0.1:0";
     options.max_message_bytes = max_message_bytes;
-    options.tables.data_dir = dir_.path();
+    options.checkpoint_interval = checkpoint_interval;
+    options.tables.data_dir = data_dir.empty() ? dir_.path() : data_dir;
     options.tables.table.limiter.min_positions = 1;
     absl::StatusOr<std::unique_ptr<ReplayServer>> server =
         ReplayServer::Start(options);
@@ -135,6 +140,39 @@ TEST_F(ReplayServerTest, MetricsShowTableSizesAndSampleLatency) {
   EXPECT_THAT(metrics,
               HasSubstr("mmapzero_replay_rpc_latency_seconds_count{method="
                         "\"InsertTrajectories\"} 1"));
+}
+
+// /healthz fails when the tables cannot be checkpointed (here: their
+// folder cannot be made, as on a full or broken disk), naming why, and
+// recovers with the next checkpoint that succeeds.
+TEST_F(ReplayServerTest, HealthzFailsWhileCheckpointsFail) {
+  const std::string blocker = dir_.path() + "/not-a-folder";
+  { std::ofstream(blocker) << "a file where the tables' folder should be"; }
+  StartServer(64 << 20, /*metrics=*/true, blocker + "/tables",
+              absl::Seconds(1));
+  v1::InsertTrajectoriesRequest insert;
+  insert.set_job_id("job-000001");
+  *insert.add_trajectories() = MakeProto(4);
+  v1::InsertTrajectoriesResponse inserted;
+  ASSERT_TRUE(Insert(insert, &inserted).ok());
+  const int port = server_->metrics_port();
+  std::string health;
+  for (int i = 0; i < 100; ++i) {  // the next checkpoint, within ~1 s
+    health = rpc::LoopbackHttpGet(port, "/healthz");
+    if (health.find(" 503 ") != std::string::npos) break;
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  EXPECT_THAT(health, HasSubstr("HTTP/1.1 503"));
+  EXPECT_THAT(health, HasSubstr("replay_tables FAILING: checkpoint failed"));
+
+  std::filesystem::remove(blocker);  // the disk is back
+  for (int i = 0; i < 100; ++i) {
+    health = rpc::LoopbackHttpGet(port, "/healthz");
+    if (health.find(" 200 ") != std::string::npos) break;
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  EXPECT_THAT(health, HasSubstr("HTTP/1.1 200"));
+  EXPECT_THAT(health, HasSubstr("replay_tables ok"));
 }
 
 TEST_F(ReplayServerTest, OversizedInsertIsResourceExhausted) {
