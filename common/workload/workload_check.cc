@@ -33,7 +33,18 @@ bool HasLatencyModel(const Instruction& instruction) {
   return instruction.latency_case() != Instruction::LATENCY_NOT_SET;
 }
 
-bool UsableBandwidth(double gbps) { return std::isfinite(gbps) && gbps > 0; }
+// Rates a latency model can divide by without times going past any
+// double (a denormal bandwidth made a 100-MiB copy take "inf" seconds and
+// the heuristic's plan invalid): 1 kB/s to 1 EB/s, and for compute up to
+// 10^9 TFLOP/s from 10^-9 (a thousand FLOPs a second).
+constexpr double kMinGbps = 1e-6;
+constexpr double kMaxGbps = 1e9;
+constexpr double kMinTflops = 1e-9;
+constexpr double kMaxTflops = 1e9;
+
+bool UsableBandwidth(double gbps) {
+  return std::isfinite(gbps) && gbps >= kMinGbps && gbps <= kMaxGbps;
+}
 
 absl::Status CheckHardware(const Workload& workload) {
   bool needs_roofline = false;
@@ -44,18 +55,22 @@ absl::Status CheckHardware(const Workload& workload) {
   if (needs_roofline) {
     if (!UsableBandwidth(hw.slow_bandwidth_gbps())) {
       return FieldError("hardware.slow_bandwidth_gbps",
-                        absl::StrCat("must be > 0 for roofline latencies, got ",
+                        absl::StrCat("must be in [", kMinGbps, ", ", kMaxGbps,
+                                     "] GB/s for roofline latencies, got ",
                                      hw.slow_bandwidth_gbps()));
     }
     if (!UsableBandwidth(hw.fast_bandwidth_gbps())) {
       return FieldError("hardware.fast_bandwidth_gbps",
-                        absl::StrCat("must be > 0 for roofline latencies, got ",
+                        absl::StrCat("must be in [", kMinGbps, ", ", kMaxGbps,
+                                     "] GB/s for roofline latencies, got ",
                                      hw.fast_bandwidth_gbps()));
     }
   }
-  if (hw.peak_tflops() < 0 || !std::isfinite(hw.peak_tflops())) {
+  if (hw.peak_tflops() != 0 &&
+      !(hw.peak_tflops() >= kMinTflops && hw.peak_tflops() <= kMaxTflops)) {
     return FieldError("hardware.peak_tflops",
-                      absl::StrCat("must be >= 0, got ", hw.peak_tflops()));
+                      absl::StrCat("must be 0 (none) or in [", kMinTflops, ", ",
+                                   kMaxTflops, "], got ", hw.peak_tflops()));
   }
   if (hw.fast_memory_bytes() < 0 || hw.fast_memory_bytes() > kMaxBytes) {
     return FieldError("hardware.fast_memory_bytes",
@@ -191,8 +206,10 @@ absl::Status CheckBuffer(const Workload& workload, int i) {
   }
   if (!buffer.has_demand_us() &&
       !UsableBandwidth(workload.hardware().copy_bandwidth_gbps())) {
-    return FieldError(BufferField(i, "demand_us"),
-                      "required when hardware.copy_bandwidth_gbps is not > 0");
+    return FieldError(
+        BufferField(i, "demand_us"),
+        absl::StrCat("required when hardware.copy_bandwidth_gbps is not in [",
+                     kMinGbps, ", ", kMaxGbps, "] GB/s"));
   }
   if (buffer.has_benefit_us() &&
       (!std::isfinite(buffer.benefit_us()) || buffer.benefit_us() < 0)) {

@@ -143,6 +143,33 @@ TEST(WorkloadCheckTest, RefusesMagnitudesPastTheLimits) {
   expect_refused(workload, "buffers[4096].size", "2^60");
 }
 
+// Rates a latency model divides by: a denormal bandwidth (found by the
+// workload fuzzer) made copies take "inf" seconds and the heuristic's plan
+// invalid; now it is refused, naming the field and the range.
+TEST(WorkloadCheckTest, RefusesRatesOutsideTheirRange) {
+  Workload workload = TwoStepWorkload();
+  workload.mutable_instructions(0)->mutable_roofline()->set_flops(1000);
+  HardwareProfile* hw = workload.mutable_hardware();
+  hw->set_peak_tflops(137);
+  hw->set_fast_bandwidth_gbps(2456);
+  hw->set_slow_bandwidth_gbps(614);
+  ASSERT_TRUE(CheckWorkload(workload).ok()) << CheckWorkload(workload);
+  hw->set_slow_bandwidth_gbps(3.47678664584048e-310);
+  absl::Status status = CheckWorkload(workload);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("hardware.slow_bandwidth_gbps:"));
+  EXPECT_THAT(status.message(), HasSubstr("[1e-06, 1e+09] GB/s"));
+  hw->set_slow_bandwidth_gbps(2e9);
+  EXPECT_FALSE(CheckWorkload(workload).ok());
+  hw->set_slow_bandwidth_gbps(614);
+  hw->set_peak_tflops(1e-300);
+  status = CheckWorkload(workload);
+  EXPECT_THAT(status.message(), HasSubstr("hardware.peak_tflops:"));
+  hw->set_peak_tflops(0);  // none: static and measured latencies only
+  status = CheckWorkload(workload);
+  EXPECT_THAT(status.message(), HasSubstr("needs hardware.peak_tflops > 0"));
+}
+
 TEST(WorkloadCheckTest, AcceptsTheLimitsThemselves) {
   Workload workload = TwoStepWorkload();
   workload.set_memory_size(kMaxBytes);
