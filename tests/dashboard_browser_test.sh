@@ -112,7 +112,19 @@ if ((${#prometheus_flag[@]})); then
     grep -q "\"job\":\"$job\"" || fail "Prometheus has no learner step of $job"
   http_get "$port" /api/v1/rules | grep -q '"name":"MMapZeroJobWithoutLearner"' ||
     fail "Prometheus did not load the alert rules"
-  echo "prometheus: scrapes every service, has $job's series and the alert rules"
+  # Every Grafana panel's query ($job as .*) runs on it (node reads the
+  # dashboard's JSON; scripts/install-deps installs it).
+  empty=()
+  command -v node >/dev/null || fail "no node to read the Grafana dashboard"
+  while IFS= read -r expr; do
+    query=$(node -e 'console.log(encodeURIComponent(JSON.parse(process.argv[1])))' "$expr")
+    reply=$(http_get "$port" "/api/v1/query?query=$query")
+    grep -q '"status":"success"' <<<"$reply" || fail "Grafana query $expr: $reply"
+    grep -q '"result":\[\]' <<<"$reply" && empty+=("$expr")
+  done < <(node "$source_dir/deploy/check/grafana-exprs.js" \
+             "$source_dir/deploy/grafana/mmapzero.json")
+  echo "prometheus: scrapes every service, has $job's series and the alert rules;" \
+       "every Grafana query runs (${#empty[@]} without data yet: rates need two scrapes)"
 fi
 
 sleep 6

@@ -45,6 +45,8 @@ expect_finding() {
 
 expect_finding "renamed flag" "mmapzero-actor --check-flags.*metrics_prt" \
   's/--metrics-port=9090/--metrics-prt=9090/' k8s/base/actor.yaml
+expect_finding "stray argument" "unexpected argument 'learner'" \
+  's/- --data-dir=\/var\/lib\/mmapzero/- learner/' k8s/base/learner.yaml
 expect_finding "bad flag value" "mmapzero-replay: --data-dir is required" \
   's/--data-dir=\/var\/lib\/mmapzero/--data-dir=/' k8s/base/replay.yaml
 expect_finding "bad config file" "tls-ca=/etc/mmapzero-tls/ca.pem --tls-cert.*lease_ttl_ms: must be >= 0" \
@@ -64,6 +66,9 @@ expect_finding "liveness from a port that answers" "livenessProbe must be an htt
 if command -v promtool >/dev/null; then
   expect_finding "broken alert rule" "FAILED" \
     's/expr: up{job="mmapzero"} == 0/expr: up{job="mmapzero" == 0/' prometheus/rules.yml
+  expect_finding "broken Grafana query" "mmapzero.json does not parse" \
+    's/"expr": "mmapzero_coordinator_jobs"/"expr": "sum(mmapzero_coordinator_jobs"/' \
+    grafana/mmapzero.json
 fi
 
 ((failures == 0)) || { echo "$failures failures"; exit 1; }

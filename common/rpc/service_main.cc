@@ -67,7 +67,13 @@ int RunServiceMain(int argc, char** argv, const std::string& component,
   const sigset_t signals = BlockShutdownSignals();
   std::vector<std::string> storage;
   std::vector<char*> args = UnderscoreFlagNames(argc, argv, &storage);
-  absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+  const std::vector<char*> positional =
+      absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+  if (positional.size() > 1) {  // [0] is the program
+    std::cerr << "mmapzero-" << component << ": unexpected argument '"
+              << positional[1] << "' (every setting is a --flag)\n";
+    return 1;
+  }
   if (absl::GetFlag(FLAGS_check_flags)) {
     absl::Status checked = CheckTransportSecurityFlags();
     if (checked.ok()) checked = check();

@@ -48,7 +48,8 @@ std::string HostName(const std::string& fallback);
 // security flags (transport_security_flags.h) and calls `start`; then
 // waits for SIGTERM or SIGINT, logs "shutting_down" with the signal and
 // stops the service. An error from `start` becomes
-// "mmapzero-COMPONENT: message" on stderr and exit status 1. With
+// "mmapzero-COMPONENT: message" on stderr and exit status 1, as does an
+// argument that is not a flag. With
 // --check-flags it runs `check` instead of starting: "flags ok" on stdout
 // and exit 0, or the error and exit 1.
 int RunServiceMain(int argc, char** argv, const std::string& component,
