@@ -1,8 +1,8 @@
 # mmapzero's image for users who build with Docker (or podman build): the
 # same contents as scripts/build-image, which needs no daemon. Two stages:
 # the build on Debian 12 with scripts/install-deps, then the runtime
-# libraries (keep RUNTIME_PACKAGES in step with scripts/build-image), a
-# non-root user mmapzero (uid 10001) and the six binaries.
+# libraries (deploy/image/runtime-packages, the list scripts/build-image
+# uses), a non-root user mmapzero (uid 10001) and the six binaries.
 #   docker build -t mmapzero:$(git describe --always) .
 FROM debian:bookworm-slim AS build
 WORKDIR /src
@@ -16,12 +16,11 @@ RUN scripts/build /build --target mmapctl --target mmapzero-coordinator \
     && strip --strip-debug /build/bin/mmapctl /build/bin/mmapzero-*
 
 FROM debian:bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends \
-      libtorch1.13 libopenblas0-pthread libgoogle-glog0v6 libgflags2.2 \
-      libgrpc++1.51 libprotobuf32 libabsl20220623 \
-      libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 \
-      libsqlite3-0 libssl3 coinor-libclp1 ca-certificates \
-    && rm -rf /var/lib/apt/lists/* \
+COPY deploy/image/runtime-packages /tmp/runtime-packages
+RUN apt-get update \
+    && grep -v '^#' /tmp/runtime-packages \
+       | xargs apt-get install -y --no-install-recommends \
+    && rm -rf /var/lib/apt/lists/* /tmp/runtime-packages \
     && groupadd --gid 10001 mmapzero \
     && useradd --uid 10001 --gid 10001 --home-dir /var/lib/mmapzero \
        --create-home --shell /usr/sbin/nologin mmapzero

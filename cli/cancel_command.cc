@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/job_client.h"
 #include "common/base/status_macros.h"
+#include "common/rpc/enum_names.h"
 #include "common/workload/proto_io.h"
 
 namespace mmapzero::cli {
@@ -33,7 +34,7 @@ absl::Status RunCancel(const Args& args) {
     std::cout << ToJson(job) << "\n";
   } else {
     std::cout << absl::StrFormat("%s %s (best normalised return %.4f)\n",
-                                 job.job_id(), StateName(job.state()),
+                                 job.job_id(), rpc::JobStateName(job.state()),
                                  job.best_normalised_return());
   }
   return absl::OkStatus();

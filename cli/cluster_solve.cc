@@ -17,8 +17,9 @@
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
 #include "common/features/config_presets.h"
-#include "common/rpc/start_worker_id.h"
 #include "common/game/program.h"
+#include "common/rpc/enum_names.h"
+#include "common/rpc/start_worker_id.h"
 #include "common/solvers/seed_stage.h"
 #include "common/solvers/solver_settings.h"
 #include "common/validate/validator.h"
@@ -248,7 +249,7 @@ absl::StatusOr<Solution> SolveOnLocalCluster(const Workload& workload,
   log << absl::StrFormat(
       "%s %s: %d learner steps, %d games, %d moves; best %.4f (heuristic "
       "%.4f), found by %s\n",
-      job_id, StateName(last.state()), last.learner_step(), last.games(),
+      job_id, rpc::JobStateName(last.state()), last.learner_step(), last.games(),
       last.moves(), last.best_normalised_return(),
       last.heuristic_normalised_return(), found_by);
   Solution solution = best.solution();

@@ -10,7 +10,6 @@
 #include <thread>
 #include <utility>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -111,13 +110,6 @@ absl::StatusOr<absl::Duration> ParseDurationFlag(const std::string& flag,
         absl::StrCat("--", flag, ": must be > 0 and finite, got '", text, "'"));
   }
   return duration;
-}
-
-std::string StateName(v1::JobState state) {
-  const std::string& name = v1::JobState_Name(state);
-  constexpr absl::string_view kPrefix = "JOB_STATE_";
-  if (name.size() <= kPrefix.size()) return absl::StrCat("state-", state);
-  return absl::AsciiStrToLower(name.substr(kPrefix.size()));
 }
 
 bool IsFinal(v1::JobState state) {

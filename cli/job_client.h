@@ -51,8 +51,6 @@ absl::StatusOr<std::string> CoordinatorAddress(const CommandLine& line);
 absl::StatusOr<absl::Duration> ParseDurationFlag(const std::string& flag,
                                                  const std::string& text);
 
-// "running" for JOB_STATE_RUNNING.
-std::string StateName(v1::JobState state);
 bool IsFinal(v1::JobState state);
 
 // "mmapctl-" and 32 random hex digits: a submission's idempotency key.

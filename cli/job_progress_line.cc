@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cli/job_client.h"
+#include "common/rpc/enum_names.h"
 
 namespace mmapzero::cli {
 namespace {
@@ -36,7 +37,7 @@ std::string JobProgressLine(const v1::JobProgress& progress,
   const v1::JobStatus& job = progress.job();
   std::string line = absl::StrFormat(
       "%10s  %-9s  step %-7d  games %-7d  moves/s %-8.1f  best %.4f%s",
-      Running(job, now), StateName(job.state()), job.learner_step(),
+      Running(job, now), rpc::JobStateName(job.state()), job.learner_step(),
       job.games(), moves_per_second, job.best_normalised_return(),
       progress.best_improved() ? " +" : "");
   if (!job.error().empty()) absl::StrAppend(&line, "  (", job.error(), ")");

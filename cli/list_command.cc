@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/job_client.h"
 #include "common/base/status_macros.h"
+#include "common/rpc/enum_names.h"
 #include "common/workload/proto_io.h"
 
 namespace mmapzero::cli {
@@ -28,7 +29,7 @@ absl::StatusOr<v1::JobState> ParseState(const std::string& text) {
   for (int value = v1::JobState_MIN; value <= v1::JobState_MAX; ++value) {
     if (!v1::JobState_IsValid(value)) continue;
     const auto state = static_cast<v1::JobState>(value);
-    if (state != v1::JOB_STATE_UNSPECIFIED && StateName(state) == text) {
+    if (state != v1::JOB_STATE_UNSPECIFIED && rpc::JobStateName(state) == text) {
       return state;
     }
   }
@@ -56,7 +57,7 @@ void PrintTable(const std::vector<v1::JobStatus>& jobs) {
     std::string name = job.name();
     if (name.size() > 20) name = name.substr(0, 19) + "~";
     std::cout << absl::StrFormat(
-        kRow, job.job_id(), name, StateName(job.state()),
+        kRow, job.job_id(), name, rpc::JobStateName(job.state()),
         absl::StrCat(job.num_buffers()), absl::StrCat(job.learner_step()),
         absl::StrCat(job.games()),
         absl::StrFormat("%.4f", job.best_normalised_return()),

@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -45,6 +46,9 @@ constexpr absl::Duration kPollInterval = absl::Milliseconds(50);
 constexpr absl::Duration kHealthDeadline = absl::Seconds(1);
 constexpr int kLogTailLines = 15;
 constexpr char kRegisteredEvent[] = " event=registered";
+// `up --prometheus`'s extra service (not a role of LocalRoles: never
+// planned, started last by LocalUp itself).
+constexpr char kPrometheus[] = "prometheus";
 
 // One service to start: its name, role and binary; `instance` numbers
 // actors and reanalysers.
@@ -78,7 +82,7 @@ std::string RoleOf(const std::string& name) {
   for (const std::string& role : LocalRoles()) {
     if (name == role || name.rfind(role + "-", 0) == 0) return role;
   }
-  return "";
+  return name == kPrometheus ? kPrometheus : "";
 }
 
 // Start order: role, then instance number.
@@ -113,13 +117,13 @@ int ReadPid(const std::string& path) {
   return pid;
 }
 
-// Whether `pid` is a live (not zombie) process running mmapzero-<role>, so
-// a stale pid file whose number was reused is never signalled.
 // The program a role's process runs.
 std::string ProgramOf(const std::string& role) {
-  return role == "prometheus" ? "prometheus" : "mmapzero-" + role;
+  return role == kPrometheus ? kPrometheus : "mmapzero-" + role;
 }
 
+// Whether `pid` is a live (not zombie) process running the role's program,
+// so a stale pid file whose number was reused is never signalled.
 bool ProcessRuns(int pid, const std::string& role) {
   if (pid <= 0) return false;
   const std::string proc = absl::StrCat("/proc/", pid);
@@ -167,7 +171,7 @@ std::vector<Planned> Plan(const LocalClusterOptions& options) {
     return options.only.empty() || options.only.count(role) > 0;
   };
   for (const std::string& role : LocalRoles()) {
-    if (!wanted(role) || role == "prometheus") continue;  // LocalUp's own
+    if (!wanted(role)) continue;
     int count = 1;
     if (role == "actor") count = options.actors;
     if (role == "reanalyse") count = options.reanalysers;
@@ -360,7 +364,8 @@ bool LogHasSince(const std::string& path, std::uintmax_t offset,
 }
 
 // Waits until the service is ready: a gRPC service answers SERVING at the
-// address it wrote (returned); an actor or reanalyser has logged that it
+// address it wrote (returned); Prometheus answers /-/ready with 200 on its
+// web address (returned); an actor or reanalyser has logged that it
 // registered with the coordinator (common/rpc/worker_session.cc; returns
 // "-"). Fails with the log's tail when it exits first or the timeout
 // passes.
@@ -381,7 +386,19 @@ absl::StatusOr<std::string> AwaitHealthy(const LocalClusterOptions& options,
                                                  ") ", how, " before serving; ",
                                                  LogTail(log)));
     }
-    if (!ServesGrpc(started.service.role)) {
+    if (started.service.role == kPrometheus) {
+      const std::string address =
+          ReadAddressFile(PathOf(options.data_dir, name, ".metrics"))
+              .value_or("");
+      int port = 0;
+      if (!absl::SimpleAtoi(address.substr(address.rfind(':') + 1), &port)) {
+        port = 0;
+      }
+      const std::string reply = rpc::LoopbackHttpGet(port, "/-/ready");
+      last_health = absl::StrCat(address, "/-/ready: ",
+                                 reply.substr(0, reply.find('\r')));
+      if (absl::StrContains(last_health, " 200 ")) return address;
+    } else if (!ServesGrpc(started.service.role)) {
       last_health = "not registered with the coordinator yet";
       if (LogHasSince(log, started.log_offset, kRegisteredEvent)) return "-";
     } else if (absl::StatusOr<std::string> address =
@@ -488,7 +505,7 @@ absl::Status CheckOptions(const LocalClusterOptions& options) {
 // every 5 s, with the alert rules beside it.
 absl::Status WritePrometheusConfig(const std::string& dir,
                                    const std::vector<std::string>& names) {
-  const std::string folder = PathOf(dir, "prometheus", "");
+  const std::string folder = PathOf(dir, kPrometheus, "");
   std::error_code error;
   fs::create_directories(folder, error);
   if (error) {
@@ -522,39 +539,22 @@ absl::StatusOr<std::string> StartPrometheus(
   RETURN_IF_ERROR(WritePrometheusConfig(dir, names));
   ASSIGN_OR_RETURN(const int port, FreeLoopbackPort());
   const std::string address = absl::StrCat("127.0.0.1:", port);
-  RETURN_IF_ERROR(WriteFileAtomically(PathOf(dir, "prometheus", ".metrics"),
+  RETURN_IF_ERROR(WriteFileAtomically(PathOf(dir, kPrometheus, ".metrics"),
                                       address + "\n"));
-  const std::string log = PathOf(dir, "prometheus", ".log");
+  Started started{.service = {.name = kPrometheus,
+                              .role = kPrometheus,
+                              .binary = options.prometheus_binary}};
   ASSIGN_OR_RETURN(
-      const pid_t pid,
+      started.pid,
       Spawn(options.prometheus_binary,
             {absl::StrCat("--config.file=", dir, "/prometheus/prometheus.yml"),
              absl::StrCat("--storage.tsdb.path=", dir, "/prometheus/data"),
              absl::StrCat("--web.listen-address=", address)},
-            log));
-  RETURN_IF_ERROR(
-      WriteFileAtomically(PathOf(dir, "prometheus", ".pid"),
-                          absl::StrCat(pid, "\n")));
-  const absl::Time deadline = absl::Now() + options.start_timeout;
-  const auto ready = [port] {
-    const std::string reply = rpc::LoopbackHttpGet(port, "/-/ready");
-    return reply.substr(0, reply.find('\n')).find(" 200 ") != std::string::npos;
-  };
-  while (!ready()) {
-    int wait_status = 0;
-    if (waitpid(pid, &wait_status, WNOHANG) == pid) {
-      return absl::UnavailableError(absl::StrCat(
-          "prometheus (pid ", pid, ") exited before it was ready; ",
-          LogTail(log)));
-    }
-    if (absl::Now() >= deadline) {
-      return absl::DeadlineExceededError(absl::StrCat(
-          "prometheus (pid ", pid, ") not ready after ",
-          absl::FormatDuration(options.start_timeout), "; ", LogTail(log)));
-    }
-    absl::SleepFor(kPollInterval);
-  }
-  out << "started prometheus (pid " << pid << "): http://" << address
+            PathOf(dir, kPrometheus, ".log")));
+  RETURN_IF_ERROR(WriteFileAtomically(PathOf(dir, kPrometheus, ".pid"),
+                                      absl::StrCat(started.pid, "\n")));
+  RETURN_IF_ERROR(AwaitHealthy(options, started).status());
+  out << "started prometheus (pid " << started.pid << "): http://" << address
       << "/ (config " << dir << "/prometheus/prometheus.yml)\n";
   return address;
 }
@@ -580,7 +580,7 @@ absl::Status CheckNothingRuns(const std::string& dir) {
 
 const std::vector<std::string>& LocalRoles() {
   static const auto* roles = new std::vector<std::string>{
-      "coordinator", "replay", "learner", "actor", "reanalyse", "prometheus"};
+      "coordinator", "replay", "learner", "actor", "reanalyse"};
   return *roles;
 }
 
@@ -660,7 +660,7 @@ absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out) {
   }
   if (!options.prometheus_binary.empty()) {
     const std::vector<std::string> scraped = started_names;
-    started_names.push_back("prometheus");
+    started_names.push_back(kPrometheus);
     absl::StatusOr<std::string> prometheus =
         StartPrometheus(options, scraped, out);
     if (!prometheus.ok()) return roll_back(prometheus.status());

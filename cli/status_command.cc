@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/job_client.h"
 #include "common/base/status_macros.h"
+#include "common/rpc/enum_names.h"
 #include "common/workload/proto_io.h"
 
 namespace mmapzero::cli {
@@ -40,7 +41,7 @@ void PrintStatus(const v1::JobStatus& job, std::ostream& out) {
   };
   row("job", job.job_id());
   row("name", job.name());
-  row("state", StateName(job.state()));
+  row("state", rpc::JobStateName(job.state()));
   if (!job.error().empty()) row("error", job.error());
   row("workload",
       absl::StrCat(job.workload_name(), " (", job.num_buffers(), " buffers)"));

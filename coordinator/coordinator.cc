@@ -378,6 +378,13 @@ bool Coordinator::AwaitClosed(absl::Duration timeout) {
 absl::Status Coordinator::Tick() {
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
+  // The dashboard forgets workers silent for ten lease TTLs (gone, or
+  // registered again under new ids).
+  const int64_t forget_before =
+      NowMs() - 10 * absl::ToInt64Milliseconds(options_.lease_ttl);
+  std::erase_if(worker_views_, [forget_before](const auto& entry) {
+    return entry.second.last_heartbeat_unix_ms < forget_before;
+  });
   return store_->InTransaction(
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
         RETURN_IF_ERROR(DropExpiredLeasesLocked());

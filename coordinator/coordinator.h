@@ -108,7 +108,8 @@ class Coordinator {
   // Waits `timeout` (real time) or until Close(); true when closed.
   bool AwaitClosed(absl::Duration timeout) ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Ends running jobs whose wall budget is spent and drops expired leases.
+  // Ends running jobs whose wall budget is spent and drops expired leases
+  // (and the LiveWorkers() entries of workers long silent).
   absl::Status Tick() ABSL_LOCKS_EXCLUDED(mu_);
 
   // Every job's status, newest first (metrics).

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "absl/strings/ascii.h"
+#include "common/rpc/enum_names.h"
 #include "common/rpc/scraped_family.h"
 #include "prometheus/collectable.h"
 #include "prometheus/metric_family.h"
@@ -12,12 +12,6 @@ namespace {
 
 using rpc::AddSample;
 using rpc::ScrapedFamily;
-
-// "queued" for JOB_STATE_QUEUED.
-std::string StateLabel(v1::JobState state) {
-  std::string name = v1::JobState_Name(state);
-  return absl::AsciiStrToLower(name.substr(std::string("JOB_STATE_").size()));
-}
 
 // Job metrics, computed from the coordinator at each scrape.
 class JobCollector final : public prometheus::Collectable {
@@ -51,7 +45,7 @@ class JobCollector final : public prometheus::Collectable {
           v1::JOB_STATE_CANCELLED, v1::JOB_STATE_FAILED}) {
       int count = 0;
       for (const v1::JobStatus& job : *jobs) count += job.state() == state;
-      AddSample(&states, {{"state", StateLabel(state)}}, count);
+      AddSample(&states, {{"state", rpc::JobStateName(state)}}, count);
     }
     for (const v1::JobStatus& job : *jobs) {
       const std::vector<prometheus::ClientMetric::Label> labels = {

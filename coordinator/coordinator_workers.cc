@@ -2,14 +2,12 @@
 // leases renewed, assignments out) and solution reports.
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <utility>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/base/status_macros.h"
+#include "common/rpc/enum_names.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/ids.h"
 #include "coordinator/lease_planner.h"
@@ -26,14 +24,6 @@ absl::Status WorkerNotFound(int64_t worker_id) {
   return absl::NotFoundError(absl::StrCat("worker_id: no worker '",
                                           FormatWorkerId(worker_id),
                                           "' (register again)"));
-}
-
-// "actor" for WORKER_ROLE_ACTOR.
-std::string RoleName(v1::WorkerRole role) {
-  constexpr absl::string_view kPrefix = "WORKER_ROLE_";
-  std::string name = v1::WorkerRole_Name(role);
-  if (absl::StartsWith(name, kPrefix)) name.erase(0, kPrefix.size());
-  return absl::AsciiStrToLower(name);
 }
 
 }  // namespace
@@ -195,12 +185,14 @@ absl::StatusOr<v1::HeartbeatResponse> Coordinator::Heartbeat(
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
   v1::HeartbeatResponse response;
+  WorkerRecord record;
   if (const absl::Status transaction = store_->InTransaction(
           [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
             absl::StatusOr<WorkerRecord> worker = store_->GetWorker(worker_id);
             if (absl::IsNotFound(worker.status()))
               return WorkerNotFound(worker_id);
             RETURN_IF_ERROR(worker.status());
+            record = *worker;
             RETURN_IF_ERROR(store_->TouchWorker(worker_id, NowMs()));
             RETURN_IF_ERROR(DropExpiredLeasesLocked());
             absl::flat_hash_set<int64_t> reported;
@@ -221,25 +213,14 @@ absl::StatusOr<v1::HeartbeatResponse> Coordinator::Heartbeat(
       !transaction.ok()) {
     return transaction;
   }
-  // Workers silent for ten lease TTLs are gone (restarted under new ids).
-  const int64_t now = NowMs();
-  std::erase_if(worker_views_, [&](const auto& entry) {
-    return entry.second.last_heartbeat_unix_ms <
-           now - 10 * absl::ToInt64Milliseconds(options_.lease_ttl);
-  });
   WorkerView& view = worker_views_[worker_id];
   view.worker_id = request.worker_id();
-  view.last_heartbeat_unix_ms = now;
+  view.name = record.name;
+  view.role = record.role;
+  view.last_heartbeat_unix_ms = NowMs();
   view.parameter_versions.clear();
   for (const v1::JobCounters& counters : request.jobs()) {
     view.parameter_versions[counters.job_id()] = counters.parameter_version();
-  }
-  if (view.name.empty()) {
-    if (absl::StatusOr<WorkerRecord> worker = store_->GetWorker(worker_id);
-        worker.ok()) {
-      view.name = worker->name;
-      view.role = worker->role;
-    }
   }
   response.set_heartbeat_interval_ms(
       absl::ToInt64Milliseconds(options_.heartbeat_interval));
@@ -275,7 +256,7 @@ absl::StatusOr<v1::ReportSolutionResponse> Coordinator::ReportSolution(
       absl::StatusOr<WorkerRecord> worker = store_->GetWorker(worker_id);
       if (absl::IsNotFound(worker.status())) return WorkerNotFound(worker_id);
       RETURN_IF_ERROR(worker.status());
-      if (solver_name.empty()) solver_name = RoleName(worker->role);
+      if (solver_name.empty()) solver_name = rpc::WorkerRoleName(worker->role);
     }
     ASSIGN_OR_RETURN(workload, WorkloadLocked(job_id));
   }

@@ -3,21 +3,11 @@
 #include <algorithm>
 #include <map>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "common/rpc/enum_names.h"
 #include "nlohmann/json.hpp"
 
 namespace mmapzero::coordinator {
-namespace {
-
-std::string Lower(const std::string& name, const std::string& prefix) {
-  return std::string(
-      absl::StripPrefix(absl::AsciiStrToLower(name), prefix));
-}
-
-}  // namespace
-
 std::string DashboardJson(const std::vector<v1::JobStatus>& jobs,
                           const JobHistory& history,
                           const std::vector<WorkerView>& workers,
@@ -36,7 +26,7 @@ std::string DashboardJson(const std::vector<v1::JobStatus>& jobs,
     document["jobs"].push_back({
         {"job_id", job.job_id()},
         {"name", job.name()},
-        {"state", Lower(v1::JobState_Name(job.state()), "job_state_")},
+        {"state", rpc::JobStateName(job.state())},
         {"workload", job.workload_name()},
         {"buffers", job.num_buffers()},
         {"preset", job.preset()},
@@ -77,7 +67,7 @@ std::string DashboardJson(const std::vector<v1::JobStatus>& jobs,
     document["workers"].push_back(
         {{"worker_id", worker.worker_id},
          {"name", worker.name},
-         {"role", Lower(v1::WorkerRole_Name(worker.role), "worker_role_")},
+         {"role", rpc::WorkerRoleName(worker.role)},
          {"last_heartbeat_unix_ms", worker.last_heartbeat_unix_ms},
          {"jobs", std::move(worker_jobs)}});
   }
@@ -86,12 +76,12 @@ std::string DashboardJson(const std::vector<v1::JobStatus>& jobs,
 
 void AddDashboardPages(rpc::HttpEndpoint& http, Coordinator* coordinator,
                        const JobHistory* history) {
-  http.AddPage("/", [](const std::string&) {
+  http.AddPage("/", [] {
     return rpc::HttpResponse{.status = 200,
                              .content_type = "text/html; charset=utf-8",
                              .body = kDashboardHtml};
   });
-  http.AddPage("/api/dashboard", [coordinator, history](const std::string&) {
+  http.AddPage("/api/dashboard", [coordinator, history] {
     absl::StatusOr<std::vector<v1::JobStatus>> jobs = coordinator->AllJobs();
     if (!jobs.ok()) {
       return rpc::HttpResponse{

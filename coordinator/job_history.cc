@@ -1,7 +1,5 @@
 #include "coordinator/job_history.h"
 
-#include <algorithm>
-
 namespace mmapzero::coordinator {
 
 void JobHistory::Record(const std::vector<v1::JobStatus>& jobs,
@@ -21,16 +19,14 @@ void JobHistory::Record(const std::vector<v1::JobStatus>& jobs,
       }
       series.samples.resize(kept);
     }
+    // An ended job's last sample is at its end, when the job says when.
+    const bool ended_at = !running && job.finished_unix_ms() > 0;
     series.samples.push_back(
-        {.unix_ms = running ? now_unix_ms
-                            : std::max<int64_t>(job.finished_unix_ms(), 0),
+        {.unix_ms = ended_at ? job.finished_unix_ms() : now_unix_ms,
          .best_normalised_return = job.best_normalised_return(),
          .learner_step = job.learner_step(),
          .games = job.games(),
          .moves = job.moves()});
-    if (!running && series.samples.back().unix_ms == 0) {
-      series.samples.back().unix_ms = now_unix_ms;
-    }
   }
 }
 

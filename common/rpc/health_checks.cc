@@ -7,10 +7,7 @@ namespace mmapzero::rpc {
 void HealthChecks::Add(const std::string& name, absl::Duration max_silence,
                        absl::Time now) {
   absl::MutexLock lock(&mu_);
-  checks_[name] = {.max_silence = max_silence,
-                   .last_success = now,
-                   .last_report = now,
-                   .failure = ""};
+  checks_[name] = {.max_silence = max_silence, .last_success = now};
 }
 
 void HealthChecks::Succeeded(const std::string& name, absl::Time now) {
@@ -18,16 +15,13 @@ void HealthChecks::Succeeded(const std::string& name, absl::Time now) {
   auto it = checks_.find(name);
   if (it == checks_.end()) return;
   it->second.last_success = now;
-  it->second.last_report = now;
   it->second.failure.clear();
 }
 
-void HealthChecks::Failed(const std::string& name, const std::string& reason,
-                          absl::Time now) {
+void HealthChecks::Failed(const std::string& name, const std::string& reason) {
   absl::MutexLock lock(&mu_);
   auto it = checks_.find(name);
   if (it == checks_.end()) return;
-  it->second.last_report = now;
   it->second.failure = reason.empty() ? "failed" : reason;
 }
 
@@ -41,16 +35,15 @@ HealthChecks::Report HealthChecks::Evaluate(absl::Time now) const {
   Report report;
   for (const auto& [name, check] : checks_) {
     const absl::Duration silence = now - check.last_success;
+    const std::string since =
+        absl::FormatDuration(absl::Trunc(silence, absl::Seconds(1)));
     std::string state = "ok";
     if (!check.failure.empty()) {
       state = absl::StrCat("FAILING: ", check.failure, " (last success ",
-                           absl::FormatDuration(absl::Trunc(silence, absl::Seconds(1))),
-                           " ago)");
+                           since, " ago)");
     } else if (silence > check.max_silence) {
-      state = absl::StrCat(
-          "FAILING: no progress for ",
-          absl::FormatDuration(absl::Trunc(silence, absl::Seconds(1))),
-          " (allowed ", absl::FormatDuration(check.max_silence), ")");
+      state = absl::StrCat("FAILING: no progress for ", since, " (allowed ",
+                           absl::FormatDuration(check.max_silence), ")");
     }
     if (state != "ok") report.healthy = false;
     absl::StrAppend(&report.text, name, " ", state, "\n");

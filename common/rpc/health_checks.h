@@ -32,8 +32,8 @@ class HealthChecks {
   // a name not added are ignored.
   void Succeeded(const std::string& name, absl::Time now = absl::Now())
       ABSL_LOCKS_EXCLUDED(mu_);
-  void Failed(const std::string& name, const std::string& reason,
-              absl::Time now = absl::Now()) ABSL_LOCKS_EXCLUDED(mu_);
+  void Failed(const std::string& name, const std::string& reason)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Stops watching `name` (a finished job).
   void Remove(const std::string& name) ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -50,7 +50,6 @@ class HealthChecks {
   struct Check {
     absl::Duration max_silence;
     absl::Time last_success;
-    absl::Time last_report;
     std::string failure;  // "" after a success
   };
   mutable absl::Mutex mu_;

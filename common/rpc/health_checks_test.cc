@@ -29,8 +29,7 @@ TEST(HealthChecksTest, HealthyWithNoChecksAndWhileLoopsReportSuccess) {
 TEST(HealthChecksTest, AFailedRoundFailsUntilTheNextSuccess) {
   HealthChecks checks;
   checks.Add("replay_tables", absl::Minutes(3), kStart);
-  checks.Failed("replay_tables", "checkpoint failed: No space left on device",
-                kStart + absl::Seconds(10));
+  checks.Failed("replay_tables", "checkpoint failed: No space left on device");
   HealthChecks::Report report = checks.Evaluate(kStart + absl::Seconds(11));
   EXPECT_FALSE(report.healthy);
   EXPECT_TRUE(absl::StrContains(
@@ -55,7 +54,7 @@ TEST(HealthChecksTest, SilenceLongerThanAllowedFails) {
   checks.Remove("learner_job_job-000001");
   EXPECT_TRUE(checks.Evaluate(kStart + absl::Minutes(11)).healthy);
   // Reports for checks never added change nothing.
-  checks.Failed("nobody", "x", kStart);
+  checks.Failed("nobody", "x");
   EXPECT_TRUE(checks.Evaluate(kStart).healthy);
 }
 
@@ -63,7 +62,7 @@ TEST(HealthChecksTest, OneFailingCheckFailsTheWholeAndIsNamed) {
   HealthChecks checks;
   checks.Add("a", absl::Minutes(1), kStart);
   checks.Add("b", absl::Minutes(1), kStart);
-  checks.Failed("b", "broken", kStart);
+  checks.Failed("b", "broken");
   const HealthChecks::Report report = checks.Evaluate(kStart);
   EXPECT_FALSE(report.healthy);
   EXPECT_TRUE(absl::StrContains(report.text, "a ok\n")) << report.text;

@@ -13,10 +13,8 @@ namespace {
 const char* ReasonPhrase(int status) {
   switch (status) {
     case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
     case 503: return "Service Unavailable";
-    default: return "Error";
+    default: return "Internal Server Error";
   }
 }
 
@@ -25,12 +23,9 @@ class PageHandler : public CivetHandler {
   explicit PageHandler(HttpPage page) : page_(std::move(page)) {}
 
   bool handleGet(CivetServer* /*server*/, mg_connection* connection) override {
-    const mg_request_info* request = mg_get_request_info(connection);
-    const std::string query =
-        request->query_string != nullptr ? request->query_string : "";
     HttpResponse response;
     try {
-      response = page_(query);
+      response = page_();
     } catch (const std::exception& e) {
       response = {500, "text/plain; charset=utf-8",
                   absl::StrCat("internal error: ", e.what(), "\n")};
@@ -59,7 +54,8 @@ absl::StatusOr<std::unique_ptr<HttpEndpoint>> HttpEndpoint::Start(
         "listening_ports", address, "num_threads", "2"});
   } catch (const std::exception& e) {
     return absl::UnavailableError(
-        absl::StrCat("http: cannot serve on ", address, ": ", e.what()));
+        absl::StrCat("cannot serve HTTP (/metrics, /healthz) on ", address,
+                     ": ", e.what()));
   }
   const std::vector<int> ports = endpoint->server_->getListeningPorts();
   endpoint->port_ = ports.empty() ? 0 : ports.front();

@@ -25,8 +25,8 @@ struct HttpResponse {
   std::string body;
 };
 
-// A GET handler: the request's query string ("" for none) to a response.
-using HttpPage = std::function<HttpResponse(const std::string& query)>;
+// A GET handler: the page's response, made at each request.
+using HttpPage = std::function<HttpResponse()>;
 
 class HttpEndpoint {
  public:

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/rpc/health_checks.h"
 
 namespace mmapzero::rpc {
@@ -17,16 +18,9 @@ absl::StatusOr<MetricsEndpoint> StartMetricsEndpoint(
     const std::string& address,
     const std::vector<std::weak_ptr<prometheus::Collectable>>& collectables) {
   MetricsEndpoint endpoint;
-  absl::StatusOr<std::unique_ptr<HttpEndpoint>> server =
-      HttpEndpoint::Start(address);
-  if (!server.ok()) {
-    return absl::UnavailableError(absl::StrCat(
-        "metrics: cannot serve /metrics on ", address, ": ",
-        server.status().message()));
-  }
-  endpoint.server = *std::move(server);
+  ASSIGN_OR_RETURN(endpoint.server, HttpEndpoint::Start(address));
   endpoint.port = endpoint.server->port();
-  endpoint.server->AddPage("/metrics", [collectables](const std::string&) {
+  endpoint.server->AddPage("/metrics", [collectables] {
     std::vector<prometheus::MetricFamily> families;
     for (const std::weak_ptr<prometheus::Collectable>& weak : collectables) {
       if (std::shared_ptr<prometheus::Collectable> collectable = weak.lock()) {
@@ -41,7 +35,7 @@ absl::StatusOr<MetricsEndpoint> StartMetricsEndpoint(
         .body = prometheus::TextSerializer().Serialize(families)};
   });
   endpoint.server->AddPage(
-      "/healthz", [](const std::string&) { return ProcessHealth().Page(); });
+      "/healthz", [] { return ProcessHealth().Page(); });
   return endpoint;
 }
 

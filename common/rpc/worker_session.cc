@@ -6,12 +6,11 @@
 #include <chrono>
 #include <utility>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_join.h"
 #include "common/rpc/backoff.h"
 #include "common/rpc/client_channel.h"
+#include "common/rpc/enum_names.h"
 #include "common/rpc/grpc_status.h"
 #include "common/rpc/health_checks.h"
 #include "common/rpc/log_line.h"
@@ -65,7 +64,7 @@ absl::StatusOr<std::unique_ptr<WorkerSession>> WorkerSession::Start(
   // /healthz: the heartbeat loop goes round (whether or not the
   // coordinator answers: a coordinator that is away is its own failure, and
   // restarting every worker would not bring it back).
-  ProcessHealth().Add(raw->HealthCheckName(), kMaxSilence);
+  ProcessHealth().Add(raw->health_check_, kMaxSilence);
   session->thread_ =
       std::jthread([raw](std::stop_token stop) { raw->Run(stop); });
   return session;
@@ -73,6 +72,8 @@ absl::StatusOr<std::unique_ptr<WorkerSession>> WorkerSession::Start(
 
 WorkerSession::WorkerSession(WorkerSessionOptions options)
     : options_(std::move(options)),
+      health_check_(
+          absl::StrCat("worker_session_", WorkerRoleName(options_.role))),
       channel_(MakeClientChannel(options_.coordinator)),
       stub_(v1::WorkerService::NewStub(channel_)) {}
 
@@ -87,15 +88,8 @@ void WorkerSession::Stop() {
   if (thread_.joinable()) {
     thread_.request_stop();
     thread_.join();
-    ProcessHealth().Remove(HealthCheckName());
+    ProcessHealth().Remove(health_check_);
   }
-}
-
-std::string WorkerSession::HealthCheckName() const {
-  return absl::StrCat(
-      "worker_session_",
-      absl::StripPrefix(absl::AsciiStrToLower(v1::WorkerRole_Name(options_.role)),
-                        "worker_role_"));
 }
 
 void WorkerSession::Run(std::stop_token stop) {
@@ -107,7 +101,7 @@ void WorkerSession::Run(std::stop_token stop) {
       registered = !worker_id_.empty();
     }
     const bool ok = registered ? HeartbeatOnce() : RegisterOnce();
-    ProcessHealth().Succeeded(HealthCheckName());
+    ProcessHealth().Succeeded(health_check_);
     absl::Duration wait;
     if (ok) {
       backoff.Reset();

@@ -92,8 +92,6 @@ class WorkerSession {
 
  private:
   explicit WorkerSession(WorkerSessionOptions options);
-  // Its /healthz check: "worker_session_actor", ..._learner, ...
-  std::string HealthCheckName() const;
   void Run(std::stop_token stop);
   bool RegisterOnce() ABSL_LOCKS_EXCLUDED(mu_);
   bool HeartbeatOnce() ABSL_LOCKS_EXCLUDED(mu_);
@@ -101,6 +99,8 @@ class WorkerSession {
   void DropAssignmentsLocked(const char* why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const WorkerSessionOptions options_;
+  // Its /healthz check: "worker_session_actor", ..._learner, ...
+  const std::string health_check_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::WorkerService::Stub> stub_;
 
