@@ -481,7 +481,8 @@ absl::Status CheckOptions(const LocalClusterOptions& options) {
     return absl::InvalidArgumentError("--data-dir: empty");
   }
   for (const std::string& role : options.only) {
-    if (RoleOf(role) != role) {
+    if (std::find(LocalRoles().begin(), LocalRoles().end(), role) ==
+        LocalRoles().end()) {  // prometheus too: --prometheus starts it
       return absl::InvalidArgumentError(
           absl::StrCat("--only: unknown service '", role, "' (",
                        absl::StrJoin(LocalRoles(), ", "), ")"));

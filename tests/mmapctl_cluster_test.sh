@@ -34,6 +34,9 @@ echo "services: ${only[*]:-all}"
 
 # A missing binary is named before anything starts.
 mkdir -p "$work/no_bin"
+# Prometheus is --prometheus, not a role to pick.
+expect_failure up_only_prometheus "unknown service 'prometheus'" local up \
+  --data-dir "$data" --only coordinator,prometheus
 expect_failure up_no_bin "mmapzero-coordinator" local up --data-dir "$data" \
   --bin-dir "$work/no_bin"
 [[ ! -e $data/coordinator.pid ]] || fail "a failed 'local up' left a pid file"
