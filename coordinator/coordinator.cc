@@ -40,6 +40,10 @@ absl::Status CheckOptions(const CoordinatorOptions& options) {
         absl::StrCat("max_running_jobs: must be >= 0 (0: no limit), got ",
                      options.max_running_jobs));
   }
+  if (options.max_seed_solves < 1 || options.max_seed_solves > 1024) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_seed_solves: must be 1 to 1024, got ", options.max_seed_solves));
+  }
   if (options.heuristic_budget <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(
         absl::StrCat("heuristic_budget: must be > 0, got ",
@@ -217,7 +221,11 @@ absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
     if (earlier.has_value()) return *std::move(earlier);
   }
   const Workload& workload = request.workload();
-  // Outside the lock: the seed solve may take a while on a large workload.
+  // Outside the lock: the seed solve may take a while on a large workload;
+  // at most max_seed_solves at once.
+  ASSIGN_OR_RETURN(
+      const SeedSolveSlots::Slot slot,
+      seed_slots_.Acquire(2 * options_.heuristic_budget, caller_gone));
   ASSIGN_OR_RETURN(Solution seed, SolveSeed(workload, options_.seed_solver,
                                             options_.heuristic_budget));
   // A submitted start is checked as a report is; it is the first best when

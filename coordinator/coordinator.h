@@ -30,6 +30,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "coordinator/job_store.h"
+#include "coordinator/seed_solve_slots.h"
 #include "proto/job.pb.h"
 #include "proto/worker.pb.h"
 
@@ -45,6 +46,9 @@ struct CoordinatorOptions {
   // common/solvers/solver.h; tests use "drop-all" for a beatable seed.
   std::string seed_solver = "heuristic";
   absl::Duration heuristic_budget = absl::Seconds(10);
+  // Seed solves at once (seed_solve_slots.h); a submission beyond them
+  // waits up to twice heuristic_budget, then is refused RESOURCE_EXHAUSTED.
+  int32_t max_seed_solves = 2;
   // Lease expiry, budgets and timestamps read this clock. Test seam: a
   // fake clock makes leases expire without waiting. Default absl::Now.
   std::function<absl::Time()> clock;
@@ -132,7 +136,9 @@ class Coordinator {
   };
 
   Coordinator(CoordinatorOptions options, std::unique_ptr<JobStore> store)
-      : options_(std::move(options)), store_(std::move(store)) {}
+      : options_(std::move(options)),
+        seed_slots_(options_.max_seed_solves),
+        store_(std::move(store)) {}
 
   int64_t NowMs() const;
   absl::Status CheckOpenLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
@@ -172,6 +178,7 @@ class Coordinator {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const CoordinatorOptions options_;
+  SeedSolveSlots seed_slots_;  // thread-safe; SubmitJob outside mu_
   mutable absl::Mutex mu_;
   std::unique_ptr<JobStore> store_ ABSL_GUARDED_BY(mu_);
   // Parsed workloads by job, loaded on first use.

@@ -32,6 +32,7 @@ CoordinatorConfig WithDefaults(CoordinatorConfig config) {
   if (config.lease_ttl_ms() == 0) config.set_lease_ttl_ms(10000);
   if (config.heuristic_budget_ms() == 0) config.set_heuristic_budget_ms(10000);
   if (config.tick_interval_ms() == 0) config.set_tick_interval_ms(1000);
+  if (config.max_seed_solves() == 0) config.set_max_seed_solves(2);
   return config;
 }
 
@@ -46,6 +47,11 @@ absl::StatusOr<CoordinatorServerOptions> ServerOptionsFromConfig(
   RETURN_IF_ERROR(
       NonNegative("heuristic_budget_ms", config.heuristic_budget_ms()));
   RETURN_IF_ERROR(NonNegative("tick_interval_ms", config.tick_interval_ms()));
+  if (config.max_seed_solves() < 1 || config.max_seed_solves() > 1024) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config field max_seed_solves: must be 1 to 1024, got ",
+                     config.max_seed_solves()));
+  }
   if (config.metrics_port() > 65535) {
     return absl::InvalidArgumentError(
         absl::StrCat("config field metrics_port: must be <= 65535, got ",
@@ -65,6 +71,7 @@ absl::StatusOr<CoordinatorServerOptions> ServerOptionsFromConfig(
   c.lease_ttl = absl::Milliseconds(config.lease_ttl_ms());
   c.max_running_jobs = config.max_running_jobs();
   c.heuristic_budget = absl::Milliseconds(config.heuristic_budget_ms());
+  c.max_seed_solves = config.max_seed_solves();
   return options;
 }
 

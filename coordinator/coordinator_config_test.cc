@@ -17,6 +17,7 @@ TEST(CoordinatorConfigTest, EmptyConfigGetsTheDefaults) {
   EXPECT_EQ(config.lease_ttl_ms(), 10000);
   EXPECT_EQ(config.heuristic_budget_ms(), 10000);
   EXPECT_EQ(config.tick_interval_ms(), 1000);
+  EXPECT_EQ(config.max_seed_solves(), 2);
   EXPECT_EQ(config.metrics_port(), 0);  // off
 }
 
@@ -27,6 +28,7 @@ TEST(CoordinatorConfigTest, FieldsBecomeServerOptions) {
   config.set_metrics_port(9090);
   config.set_lease_ttl_ms(30000);
   config.set_max_running_jobs(4);
+  config.set_max_seed_solves(3);
   const auto options = ServerOptionsFromConfig(config);
   ASSERT_TRUE(options.ok()) << options.status();
   EXPECT_EQ(options->listen, "127.0.0.1:9000");
@@ -35,6 +37,7 @@ TEST(CoordinatorConfigTest, FieldsBecomeServerOptions) {
   EXPECT_EQ(options->coordinator.lease_ttl, absl::Seconds(30));
   EXPECT_EQ(options->coordinator.heartbeat_interval, absl::Seconds(2));
   EXPECT_EQ(options->coordinator.max_running_jobs, 4);
+  EXPECT_EQ(options->coordinator.max_seed_solves, 3);
 }
 
 TEST(CoordinatorConfigTest, NegativeFieldIsNamed) {
@@ -44,6 +47,12 @@ TEST(CoordinatorConfigTest, NegativeFieldIsNamed) {
   EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
   EXPECT_THAT(std::string(status.message()), HasSubstr("lease_ttl_ms"));
   EXPECT_THAT(std::string(status.message()), HasSubstr("-5"));
+  config = CoordinatorConfig();
+  config.set_max_seed_solves(5000);
+  const absl::Status slots = ServerOptionsFromConfig(config).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(slots)) << slots;
+  EXPECT_THAT(std::string(slots.message()), HasSubstr("max_seed_solves"));
+  EXPECT_THAT(std::string(slots.message()), HasSubstr("5000"));
 }
 
 }  // namespace

@@ -521,6 +521,8 @@ TEST_F(CoordinatorServerTest, LearnerLeaseExpiresAndGoesToAnotherWorker) {
   // The job's identity, drawn at submit: 32 hex digits, kept across leases.
   EXPECT_THAT(assignment.job_uid(), ::testing::MatchesRegex("[0-9a-f]{32}"));
   const std::string uid = assignment.job_uid();
+  // The first grant of the learner lease.
+  EXPECT_EQ(assignment.lease_epoch(), 1);
   v1::JobStatus job = Job(id);
   EXPECT_EQ(job.state(), v1::JOB_STATE_RUNNING);
   EXPECT_EQ(job.learner_worker_id(), a);
@@ -536,6 +538,7 @@ TEST_F(CoordinatorServerTest, LearnerLeaseExpiresAndGoesToAnotherWorker) {
   ASSERT_EQ(renewed.assignments_size(), 1);
   EXPECT_EQ(renewed.assignments(0).workload().buffers_size(), 0);
   EXPECT_EQ(renewed.assignments(0).best().decisions_size(), 0);
+  EXPECT_EQ(renewed.assignments(0).lease_epoch(), 1);  // a renewal
   EXPECT_EQ(Job(id).learner_step(), 10);
 
   clock_.Advance(absl::Seconds(6));  // a falls silent past its lease
@@ -543,6 +546,8 @@ TEST_F(CoordinatorServerTest, LearnerLeaseExpiresAndGoesToAnotherWorker) {
   ASSERT_EQ(takeover.assignments_size(), 1);
   EXPECT_EQ(takeover.assignments(0).job_id(), id);
   EXPECT_EQ(takeover.assignments(0).job_uid(), uid);
+  // A new holder: a higher epoch fences a's checkpoints out.
+  EXPECT_EQ(takeover.assignments(0).lease_epoch(), 2);
   EXPECT_EQ(takeover.assignments(0).parameter_address(), "10.0.0.2:7071");
   EXPECT_EQ(takeover.assignments(0).workload().buffers_size(),
             workload_.buffers_size());
@@ -554,6 +559,14 @@ TEST_F(CoordinatorServerTest, LearnerLeaseExpiresAndGoesToAnotherWorker) {
   counters.set_learner_step(99);
   EXPECT_EQ(Heartbeat(a, {counters}).assignments_size(), 0);
   EXPECT_EQ(Job(id).learner_step(), 10);
+
+  // b falls silent too and a takes the job back: a third grant, and a
+  // restarted coordinator keeps counting.
+  clock_.Advance(absl::Seconds(11));
+  RestartServer();
+  const v1::HeartbeatResponse back = Heartbeat(a);
+  ASSERT_EQ(back.assignments_size(), 1);
+  EXPECT_EQ(back.assignments(0).lease_epoch(), 3);
 }
 
 TEST_F(CoordinatorServerTest, ActorsLearnTheirJobsReplayAndLearnerAddresses) {

@@ -123,8 +123,17 @@ absl::StatusOr<std::vector<int64_t>> Coordinator::RenewLeasesLocked(
     }
   }
   for (const int64_t job_id : plan.jobs) {
+    const bool renewal =
+        std::any_of(leases.begin(), leases.end(), [&](const Lease& lease) {
+          return lease.job_id == job_id && lease.worker_id == worker.id &&
+                 lease.role == worker.role;
+        });
     RETURN_IF_ERROR(
         store_->PutLease(Lease{job_id, worker.role, worker.id, expiry}));
+    // A new learner holder fences out every earlier one (lease_fence.h).
+    if (!renewal && worker.role == v1::WORKER_ROLE_LEARNER) {
+      RETURN_IF_ERROR(store_->NextLearnerEpoch(job_id).status());
+    }
   }
   for (const int64_t job_id : plan.started) {
     ASSIGN_OR_RETURN(JobRecord job, store_->GetJob(job_id));
@@ -143,6 +152,9 @@ absl::StatusOr<v1::Assignment> Coordinator::AssignmentLocked(
   assignment.set_job_id(FormatJobId(job_id));
   assignment.set_job_uid(job.uid);
   assignment.set_role(worker.role);
+  if (worker.role == v1::WORKER_ROLE_LEARNER) {
+    assignment.set_lease_epoch(job.learner_epoch);
+  }
   assignment.set_learner_steps_budget(job.budget.learner_steps());
   ASSIGN_OR_RETURN(const std::vector<Lease> leases, store_->ListLeases());
   for (const Lease& lease : leases) {

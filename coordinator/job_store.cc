@@ -13,7 +13,7 @@ namespace {
 constexpr char kJobColumns[] =
     "id, name, state, config, budget_wall_seconds, budget_learner_steps, "
     "workload_name, num_buffers, created_ms, started_ms, finished_ms, error, "
-    "heuristic_normalised_return, learner_report, uid";
+    "heuristic_normalised_return, learner_report, uid, learner_epoch";
 
 // The schema of version 1. Enum columns hold the proto enum numbers.
 std::string SchemaV1() {
@@ -82,6 +82,10 @@ constexpr char kSchemaV2Additions[] =
     "  job_id INTEGER NOT NULL REFERENCES jobs(id));"
     "ALTER TABLE jobs ADD COLUMN uid TEXT NOT NULL DEFAULT '';";
 
+// What version 3 added to version 2.
+constexpr char kSchemaV3Additions[] =
+    "ALTER TABLE jobs ADD COLUMN learner_epoch INTEGER NOT NULL DEFAULT 0;";
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(
@@ -126,6 +130,7 @@ absl::Status JobStore::CreateOrCheckSchema() {
     if (!has_schema) {
       RETURN_IF_ERROR(db_->Exec(SchemaV1()));
       RETURN_IF_ERROR(db_->Exec(kSchemaV2Additions));
+      RETURN_IF_ERROR(db_->Exec(kSchemaV3Additions));
       ASSIGN_OR_RETURN(
           Statement insert,
           db_->Prepare("INSERT INTO schema_version (version) VALUES (?)"));
@@ -135,8 +140,9 @@ absl::Status JobStore::CreateOrCheckSchema() {
                      db_->Prepare("SELECT version FROM schema_version"));
     ASSIGN_OR_RETURN(const bool row, version.Step());
     const int64_t found = row ? version.ColumnInt(0) : -1;
-    if (found == 1) {  // upgrade in place, in this transaction
-      RETURN_IF_ERROR(db_->Exec(kSchemaV2Additions));
+    if (found == 1 || found == 2) {  // upgrade in place, in this transaction
+      if (found == 1) RETURN_IF_ERROR(db_->Exec(kSchemaV2Additions));
+      RETURN_IF_ERROR(db_->Exec(kSchemaV3Additions));
       return Write("UPDATE schema_version SET version = ?",
                    [](Statement& update) { update.Bind(1, kSchemaVersion); });
     }
@@ -173,7 +179,7 @@ absl::StatusOr<int64_t> JobStore::CreateJob(const JobRecord& job,
   const absl::Status status = db_->InTransaction([&]() -> absl::Status {
     RETURN_IF_ERROR(Write(
         absl::StrCat("INSERT INTO jobs (", kJobColumns,
-                     ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                     ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
         [&](Statement& insert) {
           insert.Bind(1, job.name)
               .Bind(2, static_cast<int64_t>(job.state))
@@ -188,7 +194,8 @@ absl::StatusOr<int64_t> JobStore::CreateJob(const JobRecord& job,
               .Bind(11, job.error)
               .Bind(12, job.heuristic_normalised_return)
               .BindBlob(13, job.learner_report.SerializeAsString())
-              .Bind(14, job.uid);
+              .Bind(14, job.uid)
+              .Bind(15, job.learner_epoch);
         }));
     id = db_->LastInsertRowId();
     RETURN_IF_ERROR(
@@ -254,6 +261,7 @@ absl::StatusOr<JobRecord> JobStore::GetJob(int64_t id) {
   RETURN_IF_ERROR(ParseBlob(select.ColumnBlob(13), "jobs.learner_report",
                             &job.learner_report));
   job.uid = select.ColumnText(14);
+  job.learner_epoch = select.ColumnInt(15);
   return job;
 }
 
@@ -397,6 +405,14 @@ absl::StatusOr<std::vector<Lease>> JobStore::ListLeases() {
                            select.ColumnInt(2), select.ColumnInt(3)});
   }
   return leases;
+}
+
+absl::StatusOr<int64_t> JobStore::NextLearnerEpoch(int64_t job_id) {
+  RETURN_IF_ERROR(Write(
+      "UPDATE jobs SET learner_epoch = learner_epoch + 1 WHERE id = ?",
+      [&](Statement& update) { update.Bind(1, job_id); }));
+  ASSIGN_OR_RETURN(const JobRecord job, GetJob(job_id));
+  return job.learner_epoch;
 }
 
 absl::Status JobStore::PutLease(const Lease& lease) {

@@ -47,6 +47,9 @@ struct JobRecord {
   double heuristic_normalised_return = 0;
   // The learner lease holder's latest report (step, version, losses).
   v1::JobCounters learner_report;
+  // How many times the learner lease was granted to a new holder: the
+  // lease epoch of the current grant (0 before the first; schema v3).
+  int64_t learner_epoch = 0;
 };
 
 struct BestSolution {
@@ -95,9 +98,10 @@ struct WorkCounters {
 class JobStore {
  public:
   static constexpr char kFileName[] = "coordinator.db";
-  // Version 2 added submit_keys and jobs.uid; a version-1 file is upgraded
-  // on open (its jobs keep an empty uid).
-  static constexpr int kSchemaVersion = 2;
+  // Version 2 added submit_keys and jobs.uid, version 3 jobs.learner_epoch;
+  // an older file is upgraded on open (its jobs keep an empty uid and
+  // epoch 0).
+  static constexpr int kSchemaVersion = 3;
 
   // Opens <data_dir>/coordinator.db, creating the folder and the schema
   // when missing.
@@ -137,6 +141,9 @@ class JobStore {
   absl::Status TouchWorker(int64_t id, int64_t now_ms);
 
   absl::StatusOr<std::vector<Lease>> ListLeases();
+  // Raises a job's learner_epoch by one and returns it (a new learner
+  // lease holder).
+  absl::StatusOr<int64_t> NextLearnerEpoch(int64_t job_id);
   // Inserts or renews (same job, role and worker).
   absl::Status PutLease(const Lease& lease);
   absl::Status DeleteLease(const Lease& lease);

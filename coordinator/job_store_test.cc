@@ -234,6 +234,7 @@ TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
   ASSERT_EQ(sqlite3_exec(db,
                          "DROP TABLE submit_keys; "
                          "ALTER TABLE jobs DROP COLUMN uid; "
+                         "ALTER TABLE jobs DROP COLUMN learner_epoch; "
                          "UPDATE schema_version SET version = 1",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
@@ -241,6 +242,8 @@ TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
   EXPECT_EQ((*store)->GetJob(id)->uid, "");  // a job from before uids
+  EXPECT_EQ((*store)->GetJob(id)->learner_epoch, 0);
+  EXPECT_EQ(*(*store)->NextLearnerEpoch(id), 1);
   SubmitKey key;
   key.key = "k";
   key.fingerprint = 0xdeadbeef;
@@ -259,6 +262,28 @@ TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
   ASSERT_TRUE(jobs.ok());
   EXPECT_EQ(jobs->size(), 2u);
   EXPECT_FALSE((*(*store)->FindSubmitKey("other")).has_value());
+}
+
+TEST(JobStoreTest, LearnerEpochRisesAndSurvivesReopening) {
+  TestDir dir;
+  int64_t id = 0;
+  {
+    auto store = JobStore::Open(dir.path());
+    ASSERT_TRUE(store.ok());
+    id = *(*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25));
+    EXPECT_EQ((*store)->GetJob(id)->learner_epoch, 0);
+    EXPECT_EQ(*(*store)->NextLearnerEpoch(id), 1);
+    EXPECT_EQ(*(*store)->NextLearnerEpoch(id), 2);
+    // UpdateJob writes what changes after creation, never the epoch back.
+    JobRecord job = *(*store)->GetJob(id);
+    job.learner_epoch = 0;
+    job.state = v1::JOB_STATE_RUNNING;
+    ASSERT_TRUE((*store)->UpdateJob(job).ok());
+  }
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ((*store)->GetJob(id)->learner_epoch, 2);
+  EXPECT_EQ(*(*store)->NextLearnerEpoch(id), 3);
 }
 
 TEST(JobStoreTest, RefusesAnotherSchemaVersion) {

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/base/lease_fence.h"
 #include "common/base/status_macros.h"
 #include "common/features/config_presets.h"
 #include "common/model/network_checkpoint.h"
@@ -80,14 +81,32 @@ absl::StatusOr<std::unique_ptr<LearnerJob>> LearnerJob::Start(
         absl::StrCat(what, ": config: ", learner.status().message()));
   }
   job->learner_ = *std::move(learner);
+  if (!o.checkpoint_dir.empty()) {
+    // Claimed before reading: a predecessor's late save is refused from
+    // now on, so what is loaded below is its last word.
+    const absl::Status claimed =
+        ClaimLeaseFence(o.checkpoint_dir, o.lease_epoch);
+    if (!claimed.ok()) {
+      return absl::Status(claimed.code(),
+                          absl::StrCat(what, ": ", claimed.message()));
+    }
+  }
   if (HasCheckpoint(o.checkpoint_dir)) {
     std::string note;
-    const absl::Status loaded = job->learner_->Load(o.checkpoint_dir, &note);
+    int64_t written_epoch = 0;
+    const absl::Status loaded =
+        job->learner_->Load(o.checkpoint_dir, &note, &written_epoch);
     if (!loaded.ok()) {
       return absl::Status(
           loaded.code(),
           absl::StrCat(what, ": cannot resume from ", o.checkpoint_dir, ": ",
                        loaded.message()));
+    }
+    if (o.lease_epoch > 0 && written_epoch > o.lease_epoch) {
+      return absl::AbortedError(absl::StrCat(
+          what, ": the checkpoint in ", o.checkpoint_dir,
+          " was written under lease epoch ", written_epoch,
+          ", newer than this learner's ", o.lease_epoch));
     }
     if (!note.empty()) {
       LogLine("warning", "checkpoint_fallback",
@@ -155,7 +174,7 @@ void LearnerJob::Run(std::stop_token stop) {
   const std::string health = HealthCheckName(options_.job_id);
   rpc::ProcessHealth().Add(health, kMaxSilence);
   absl::Time wait_start = absl::Now();  // since the last step
-  while (!stop.stop_requested() && !BudgetReached()) {
+  while (!stop.stop_requested() && !BudgetReached() && !fenced_) {
     absl::StatusOr<Batch> batch = source_->Next(options_.batch_poll);
     if (!batch.ok()) {
       rpc::ProcessHealth().Succeeded(health);
@@ -201,14 +220,16 @@ void LearnerJob::Run(std::stop_token stop) {
     absl::MutexLock lock(&mu_);
     published = progress_.parameter_version;
   }
-  if (published != learner_->step()) Publish();
+  if (published != learner_->step() && !fenced_) Publish();
   absl::MutexLock lock(&mu_);
   progress_.finished = BudgetReached();
   progress_.stopped = true;
   LogLine("info", "job_stopped",
           {{"job", options_.job_id},
            {"step", absl::StrCat(progress_.step)},
-           {"reason", progress_.finished ? "budget" : "stop"}});
+           {"reason", progress_.finished ? "budget"
+                      : fenced_           ? "fenced"
+                                          : "stop"}});
 }
 
 void LearnerJob::Publish() {
@@ -232,9 +253,24 @@ void LearnerJob::Publish() {
 
 void LearnerJob::Checkpoint() {
   const int64_t step = learner_->step();
-  if (options_.checkpoint_dir.empty() || step == saved_step_) return;
-  const absl::Status saved = learner_->Save(options_.checkpoint_dir);
+  if (options_.checkpoint_dir.empty() || step == saved_step_ || fenced_) {
+    return;
+  }
+  const absl::Status saved = WriteUnderLeaseFence(
+      options_.checkpoint_dir, options_.lease_epoch, [&] {
+        return learner_->Save(options_.checkpoint_dir, options_.lease_epoch);
+      });
   absl::MutexLock lock(&mu_);
+  if (absl::IsAborted(saved)) {
+    // Another learner holds the job now: stop, save nothing.
+    fenced_ = true;
+    progress_.fenced = std::string(saved.message());
+    LogLine("warning", "fenced",
+            {{"job", options_.job_id},
+             {"step", absl::StrCat(step)},
+             {"message", progress_.fenced}});
+    return;
+  }
   if (!saved.ok()) {
     progress_.checkpoint_error = saved.ToString();
     LogLine(

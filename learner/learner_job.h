@@ -13,6 +13,11 @@
 //    Stop on SIGTERM or lease loss), the learner checkpoint (network, Adam
 //    state, step; no replay: it lives in the replay service) is written to
 //    `checkpoint_dir` (learner_checkpoint.h: atomic through .tmp/.old).
+// With a lease epoch (the coordinator's number for this grant of the job's
+// learner lease), the job claims the checkpoint folder's fence before it
+// resumes and saves only under it (common/base/lease_fence.h): a learner
+// whose lease passed to another stops at its next save instead of
+// overwriting its successor's checkpoint (progress().fenced).
 // A batch the learner refuses (bad window) is skipped and counted; a
 // failed periodic checkpoint is kept in progress() and training goes on.
 #ifndef MMAPZERO_LEARNER_LEARNER_JOB_H_
@@ -48,6 +53,9 @@ struct LearnerJobOptions {
   // training.checkpoint_interval (0 there too: only when the loop ends).
   int64_t checkpoint_interval = 0;
   torch::Device device = torch::kCPU;
+  // This grant of the learner lease (Assignment.lease_epoch); 0: unfenced
+  // (a single learner, tests).
+  int64_t lease_epoch = 0;
   // How long one wait for a batch may block before stop is checked again.
   absl::Duration batch_poll = absl::Milliseconds(200);
 };
@@ -64,6 +72,10 @@ struct LearnerProgress {
   bool stopped = false;          // the thread has ended (budget or Stop)
   std::string batch_error;       // the last refused batch, or wait
   std::string checkpoint_error;  // the last failed checkpoint
+  // Non-empty: a learner with a newer lease epoch claimed the checkpoints;
+  // training stopped without saving (not a job failure: the job goes on
+  // with that learner).
+  std::string fenced;
   // What ended the thread when something escaped it (crash_guard.h); the
   // worker reports it as the job's fatal error.
   std::string fatal_error;
@@ -74,7 +86,7 @@ class LearnerJob {
   // Builds, resumes and publishes version `step`, then starts training.
   // InvalidArgument for a config that cannot build a learner; the
   // checkpoint's error when one exists but cannot be loaded (another
-  // network size). `parameters` and `metrics` may be null; not owned.
+  // network size); Aborted when a newer lease epoch holds the checkpoints. `parameters` and `metrics` may be null; not owned.
   static absl::StatusOr<std::unique_ptr<LearnerJob>> Start(
       LearnerJobOptions options, std::unique_ptr<BatchSource> source,
       ParameterServiceImpl* parameters, LearnerMetrics* metrics);
@@ -103,6 +115,7 @@ class LearnerJob {
   std::unique_ptr<model::Learner> learner_;  // used by the thread only
   int64_t checkpoint_interval_ = 0;
   int64_t saved_step_ = -1;  // thread only
+  bool fenced_ = false;      // thread only
 
   mutable absl::Mutex mu_;
   LearnerProgress progress_ ABSL_GUARDED_BY(mu_);

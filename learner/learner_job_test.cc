@@ -2,6 +2,7 @@
 // the budget, publishes and checkpoints on schedule, resumes from its
 // checkpoint at the same step (as when the lease passes to a new learner),
 // checkpoints on Stop, refuses configs and checkpoints that do not fit,
+// stops without saving once a newer lease epoch holds its checkpoints,
 // and trains from a PrefetchQueue with the metrics filled in.
 #include "common/model/compute_threads.h"
 #include "learner/learner_job.h"
@@ -116,6 +117,7 @@ std::string FreshDir(const std::string& name) {
   const std::string dir = ::testing::TempDir() + "/" + name;
   std::filesystem::remove_all(dir);
   std::filesystem::remove_all(dir + ".old");
+  std::filesystem::remove_all(dir + ".fence");
   return dir;
 }
 
@@ -276,6 +278,66 @@ TEST(LearnerJobTest, StopWritesACheckpointAtTheCurrentStep) {
   EXPECT_FALSE(progress.finished);
   EXPECT_EQ(progress.checkpoints, 1);
   EXPECT_EQ(StepLine(dir), absl::StrCat("step ", progress.step, "\n"));
+}
+
+// Fencing (common/base/lease_fence.h): a learner whose lease passed to
+// another (here: a second job on the same folder with a higher epoch)
+// stops at its next save without writing it, the successor's checkpoint
+// stands, and a grant older than the checkpoints cannot start.
+TEST(LearnerJobTest, ALearnerWhoseLeasePassedStopsWithoutSaving) {
+  model::SetComputeThreads(1);
+  const std::string dir = FreshDir("learner_job_fenced");
+  LearnerJobOptions stale = Options(dir, 0);
+  stale.lease_epoch = 1;
+  auto stale_source = std::make_unique<FakeSource>(SmallConfig(), false);
+  FakeSource* stale_gate = stale_source.get();
+  auto a = LearnerJob::Start(stale, std::move(stale_source), nullptr, nullptr);
+  ASSERT_TRUE(a.ok()) << a.status();
+
+  LearnerJobOptions successor = Options(dir, 3);
+  successor.lease_epoch = 2;
+  auto source = std::make_unique<FakeSource>(SmallConfig(), false);
+  FakeSource* gate = source.get();
+  auto b = LearnerJob::Start(successor, std::move(source), nullptr, nullptr);
+  ASSERT_TRUE(b.ok()) << b.status();
+
+  // a trains on to its first save (step 5), which the fence refuses: it
+  // stops by itself, saving nothing.
+  stale_gate->Open();
+  ASSERT_TRUE((*a)->AwaitStopped(absl::Seconds(60)));
+  const LearnerProgress fenced = (*a)->progress();
+  EXPECT_THAT(fenced.fenced, HasSubstr("lease epoch 2"));
+  EXPECT_FALSE(fenced.finished);
+  EXPECT_EQ(fenced.checkpoints, 0);
+  EXPECT_TRUE(fenced.fatal_error.empty());
+  EXPECT_FALSE(std::filesystem::exists(dir));
+
+  gate->Open();
+  ASSERT_TRUE((*b)->AwaitStopped(absl::Seconds(60)));
+  EXPECT_TRUE((*b)->progress().fenced.empty());
+  EXPECT_EQ(StepLine(dir), "step 3\n");
+  EXPECT_THAT(ReadFile(dir + "/learner.txt"), HasSubstr("\nepoch 2\n"));
+
+  // An older grant cannot start: the fence refuses it and, were the fence
+  // gone, so does the epoch written in the checkpoint.
+  auto late = LearnerJob::Start(stale, std::make_unique<FakeSource>(SmallConfig()),
+                                nullptr, nullptr);
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kAborted);
+  EXPECT_THAT(late.status().message(), HasSubstr("fenced"));
+  std::filesystem::remove(dir + ".fence");
+  late = LearnerJob::Start(stale, std::make_unique<FakeSource>(SmallConfig()),
+                           nullptr, nullptr);
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kAborted);
+  EXPECT_THAT(late.status().message(),
+              HasSubstr("written under lease epoch 2"));
+
+  // A newer grant resumes where the successor saved.
+  LearnerJobOptions next = Options(dir, 3);
+  next.lease_epoch = 3;
+  auto c = LearnerJob::Start(next, std::make_unique<FakeSource>(SmallConfig()),
+                             nullptr, nullptr);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ((*c)->progress().resumed_step, 3);
 }
 
 TEST(LearnerJobTest, RefusesBadConfigsAndCheckpointsOfAnotherSize) {

@@ -112,11 +112,18 @@ void LearnerWorker::Reconcile(const std::vector<v1::Assignment>& assignments) {
     if (a.role() == v1::WORKER_ROLE_LEARNER) wanted[a.job_id()] = &a;
   }
   for (auto it = jobs_.begin(); it != jobs_.end();) {
-    if (wanted.contains(it->first)) {
+    const auto want = wanted.find(it->first);
+    if (want != wanted.end() &&
+        want->second->lease_epoch() == it->second.lease_epoch) {
       ++it;
       continue;
     }
-    LogLine("info", "lease_gone", {{"job", it->first}});
+    // Gone, or granted again since this job started (another learner may
+    // have trained it in between): stop it; a new grant starts afresh
+    // from the checkpoint.
+    LogLine("info", want == wanted.end() ? "lease_gone" : "lease_renewed",
+            {{"job", it->first},
+             {"epoch", absl::StrCat(it->second.lease_epoch)}});
     it->second.job.reset();  // stops and checkpoints
     parameters_->Remove(it->first);
     session_->ClearCounters(it->first);
@@ -125,7 +132,9 @@ void LearnerWorker::Reconcile(const std::vector<v1::Assignment>& assignments) {
   for (const auto& [job_id, assignment] : wanted) {
     auto it = jobs_.find(job_id);
     if (it == jobs_.end()) {
-      jobs_.emplace(job_id, StartJob(*assignment));
+      RunningJob running = StartJob(*assignment);
+      // Deferred (the checkpoint fence is busy): tried again next round.
+      if (!running.deferred) jobs_.emplace(job_id, std::move(running));
     } else if (it->second.sampler != nullptr) {
       it->second.sampler->SetAddress(assignment->replay_address());
     }
@@ -135,6 +144,7 @@ void LearnerWorker::Reconcile(const std::vector<v1::Assignment>& assignments) {
 LearnerWorker::RunningJob LearnerWorker::StartJob(
     const v1::Assignment& assignment) {
   RunningJob running;
+  running.lease_epoch = assignment.lease_epoch();
   const MuZeroConfig& config = assignment.config();
   const TrainingConfig& training = config.training();
   running.sampler = std::make_unique<ReplaySampler>(
@@ -159,10 +169,24 @@ LearnerWorker::RunningJob LearnerWorker::StartJob(
          .checkpoint_dir = JobCheckpointDir(options_.data_dir, assignment),
          .publish_interval = options_.publish_interval,
          .checkpoint_interval = options_.checkpoint_interval,
-         .device = options_.device},
+         .device = options_.device,
+         .lease_epoch = assignment.lease_epoch()},
         std::move(queue), parameters_.get(), metrics_.get());
   });
   if (!crash.empty()) job = absl::InternalError(crash);
+  if (absl::IsUnavailable(job.status())) {
+    running.deferred = true;
+    LogLine("warning", "job_start_deferred",
+            {{"job", assignment.job_id()},
+             {"message", std::string(job.status().message())}});
+    return running;
+  }
+  if (absl::IsAborted(job.status())) {
+    running.fenced = std::string(job.status().message());
+    LogLine("warning", "fenced",
+            {{"job", assignment.job_id()}, {"message", running.fenced}});
+    return running;
+  }
   if (!job.ok()) {
     running.fatal_error = std::string(job.status().message());
     LogLine("error", "job_failed_to_start",
@@ -176,6 +200,12 @@ LearnerWorker::RunningJob LearnerWorker::StartJob(
 void LearnerWorker::Report() {
   absl::MutexLock lock(&mu_);
   for (const auto& [job_id, running] : jobs_) {
+    // A fenced job's learner steps are no longer the job's.
+    if (!running.fenced.empty() ||
+        (running.job != nullptr && !running.job->progress().fenced.empty())) {
+      session_->ClearCounters(job_id);
+      continue;
+    }
     v1::JobCounters counters;
     counters.set_job_id(job_id);
     if (running.job == nullptr) {

@@ -98,6 +98,11 @@ class LearnerWorker {
     std::unique_ptr<ReplaySampler> sampler;  // used by job's prefetch queue
     std::unique_ptr<LearnerJob> job;         // null when it failed to start
     std::string fatal_error;
+    int64_t lease_epoch = 0;  // the grant it started under
+    // Set when a newer lease epoch had claimed the job's checkpoints (at
+    // start, or at a save since): not reported, not a failure.
+    std::string fenced;
+    bool deferred = false;  // could not start yet; not kept, tried again
   };
 
   explicit LearnerWorker(LearnerWorkerOptions options)

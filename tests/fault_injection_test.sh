@@ -12,6 +12,10 @@
 #    logs job_started resumed=true at a step >= the checkpointed step read
 #    just before the kill, the coordinator shows it as the job's learner and
 #    its step goes on from there;
+#  - a partitioned learner (SIGSTOP for three lease TTLs) beside a second
+#    learner on the same checkpoint folder: the second takes over, the
+#    first's late save is fenced out (the checkpoint's step never goes
+#    down, its lease epoch stays the second's);
 #  - the replay: the new one logs table_loaded for the job (its checkpoint),
 #    takes the replay lease over (its table changes again) and the learner
 #    trains on it again;
@@ -213,6 +217,103 @@ echo "[$(elapsed)] learner resumed at $resumed_step (checkpoint $saved_step)," \
   "now at $(num learner_step)"
 at_least "$(num best_normalised_return)" "$best" || fail "best went down"
 best=$(num best_normalised_return)
+
+# --- partition: the learner is paused (SIGSTOP) for three lease TTLs while
+# a second learner shares its checkpoint folder (as learner pods share one
+# ReadWriteMany volume). The coordinator gives the job to the second once
+# the lease expires; the first, continued, finds its lease gone and stops
+# the job. Throughout, the checkpointed step never goes down, the job never
+# shows the first as its learner again, the first does not start the job
+# again, and the checkpoint ends up the second's (its lease epoch). When
+# the first was paused outside a save, the second starts at once and the
+# first's final save is refused by the lease fence (event=fenced); when it
+# was paused in the middle of one (holding the fence's lock), the second
+# waits (event=job_start_deferred) until that save is done, then claims the
+# folder, so the first's final save is refused all the same.
+stale_pid=$(cat "$data/learner.pid")
+touch "$data/learner-b.log"
+grpc_args learner-b
+args+=(--data-dir "$data/learner") # the shared checkpoint folder
+restart learner-b learner "${args[@]}"
+b_offset=$restart_offset
+b_id=$(tail -c +"$((b_offset + 1))" "$data/learner-b.log" |
+  sed -n 's/.*event=registered worker_id=\([^ ]*\).*/\1/p' | head -n 1)
+[[ -n $b_id ]] || fail "the second learner logged no worker id"
+checkpoint_epoch() {
+  local epoch
+  epoch=$(sed -n 's/^epoch \([0-9]*\)$/\1/p' \
+    "$(learner_checkpoint_dir "$data" "$job")/learner.txt" 2>/dev/null) || true
+  echo "${epoch:-0}"
+}
+stale_epoch=$(checkpoint_epoch)
+((stale_epoch > 0)) || fail "the learner's checkpoint carries no lease epoch"
+high=$(checkpointed_step)
+# step_kept: the checkpointed step is at least the highest seen so far.
+step_kept() {
+  local now_step
+  now_step=$(checkpointed_step)
+  ((now_step >= high)) ||
+    fail "the checkpointed step went down: $high -> $now_step"
+  high=$now_step
+}
+b_holds() {
+  refresh_status || fail "no status of $job"
+  [[ $(field learner_worker_id) == "$b_id" ]]
+}
+echo "[$(elapsed)] SIGSTOP learner (pid $stale_pid), checkpoint epoch" \
+  "$stale_epoch, step $high"
+kill -STOP "$stale_pid"
+stopped_at=$SECONDS
+took_over=0
+while ((SECONDS - stopped_at < 30)); do # three lease TTLs of 10 s
+  step_kept
+  if ((took_over)); then
+    b_holds || fail "$job shows learner $(field learner_worker_id) after" \
+      "$b_id took it"
+  elif b_holds; then
+    took_over=1
+  fi
+  sleep 1
+done
+((took_over)) || fail "the second learner ($b_id) never took $job over"
+stale_offset=$(log_size learner)
+echo "[$(elapsed)] SIGCONT learner (pid $stale_pid); the coordinator gives" \
+  "$job to $b_id"
+kill -CONT "$stale_pid"
+wait_until 60 "the second learner did not start $job" \
+  log_since learner-b "$b_offset" "event=job_started job=$job"
+grep "event=job_started job=$job" <(tail -c +"$((b_offset + 1))" \
+  "$data/learner-b.log") | grep -q " resumed=true " ||
+  fail "the second learner did not resume $job from the checkpoint"
+b_saved() {
+  step_kept
+  b_holds || fail "$job shows learner $(field learner_worker_id), not $b_id"
+  (($(checkpoint_epoch) > stale_epoch))
+}
+wait_until 60 "no checkpoint of the second learner (epoch above $stale_epoch)" \
+  b_saved
+b_epoch=$(checkpoint_epoch)
+for _ in $(seq 5); do
+  step_kept
+  b_holds || fail "$job shows learner $(field learner_worker_id), not $b_id"
+  (($(checkpoint_epoch) >= b_epoch)) ||
+    fail "the checkpoint's epoch went back from $b_epoch"
+  sleep 1
+done
+log_since learner "$stale_offset" "event=job_started job=$job" &&
+  fail "the continued learner started $job again"
+how="the first had nothing left to save"
+log_since learner "$stale_offset" "event=fenced job=$job" &&
+  how="the first's final save was fenced out"
+log_since learner-b "$b_offset" "event=job_start_deferred job=$job" &&
+  how="$how; the second waited for the fence's lock"
+echo "[$(elapsed)] partition over ($how): checkpoint step $high, epoch" \
+  "$b_epoch"
+# The first learner leaves; the second goes on with the job.
+kill -TERM "$stale_pid"
+wait_until 20 "learner (pid $stale_pid) did not stop on SIGTERM" \
+  gone "$stale_pid" learner
+mv "$data/learner-b.pid" "$data/learner.pid"
 
 # --- replay: the new one loads its checkpointed table and serves the job.
 kill_service replay replay

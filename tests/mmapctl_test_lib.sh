@@ -65,12 +65,12 @@ expect_failure() {
 
 # learner_checkpoint_dir DATA JOB: the folder of JOB's learner checkpoints
 # in a local cluster's data dir, learner/<job id>-<job uid> (the learner
-# names it by the job's identity too); its live name also when only the
-# .old or .tmp copy of a save exists; learner/<job id> when there is none.
+# names it by the job's identity too; its lease fence, .fence, is beside
+# it); its live name also when only the .old or .tmp copy of a save exists; learner/<job id> when there is none.
 learner_checkpoint_dir() {
   local dir
   for dir in "$1/learner/learner/$2"-*; do
-    [[ -e $dir ]] || continue
+    [[ -e $dir && $dir != *.fence ]] || continue
     dir=${dir%.old}
     echo "${dir%.tmp}"
     return

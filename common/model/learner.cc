@@ -152,13 +152,15 @@ LearnerStats Learner::Train(
   return stats;
 }
 
-absl::Status Learner::Save(const std::string& dir) const {
-  return SaveLearnerCheckpoint(dir, network_, *optimizer_, step_, replay_);
+absl::Status Learner::Save(const std::string& dir, int64_t lease_epoch) const {
+  return SaveLearnerCheckpoint(dir, network_, *optimizer_, step_, replay_,
+                               lease_epoch);
 }
 
-absl::Status Learner::Load(const std::string& dir, std::string* note) {
+absl::Status Learner::Load(const std::string& dir, std::string* note,
+                           int64_t* lease_epoch) {
   return LoadLearnerCheckpoint(dir, network_, *optimizer_, &step_, replay_,
-                               note);
+                               note, lease_epoch);
 }
 
 }  // namespace mmapzero::model

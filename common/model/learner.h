@@ -76,9 +76,12 @@ class Learner {
 
   // Everything Step depends on, into / from directory `dir`
   // (learner_checkpoint.h). Load needs a learner built with the same sizes.
-  absl::Status Save(const std::string& dir) const;
-  // `note`: as LoadLearnerCheckpoint's (a fallback to the previous one).
-  absl::Status Load(const std::string& dir, std::string* note = nullptr);
+  // `lease_epoch` is recorded in the checkpoint (0: none).
+  absl::Status Save(const std::string& dir, int64_t lease_epoch = 0) const;
+  // `note`, `lease_epoch`: as LoadLearnerCheckpoint's (a fallback to the
+  // previous one; the epoch it was written under).
+  absl::Status Load(const std::string& dir, std::string* note = nullptr,
+                    int64_t* lease_epoch = nullptr);
 
   // Demonstrations (demonstration.h), not owned: from now on the last
   // round(training.demonstration_fraction * batch_size) positions of every

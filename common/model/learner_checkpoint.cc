@@ -66,7 +66,7 @@ absl::StatusOr<std::string> FileLine(const std::string& dir,
 
 absl::Status WriteAll(const std::string& dir, const MuZeroNetwork& network,
                       torch::optim::Optimizer& optimizer, int64_t step,
-                      const agent::ReplayBuffer* replay) {
+                      const agent::ReplayBuffer* replay, int64_t lease_epoch) {
   std::error_code error;
   fs::remove_all(dir, error);
   if (!fs::create_directories(dir, error)) {
@@ -80,6 +80,7 @@ absl::Status WriteAll(const std::string& dir, const MuZeroNetwork& network,
     files.push_back(kReplay);
   }
   std::string state = absl::StrCat("step ", step, "\n");
+  if (lease_epoch > 0) absl::StrAppend(&state, "epoch ", lease_epoch, "\n");
   for (const std::string& name : files) {
     ASSIGN_OR_RETURN(const std::string line, FileLine(dir, name));
     state += line;
@@ -87,10 +88,15 @@ absl::Status WriteAll(const std::string& dir, const MuZeroNetwork& network,
   return WriteFileAtomically(dir + "/" + kState, state);
 }
 
-// Reads learner.txt in `dir`: the step, after checking every file it lists
-// against its size and checksum. A checkpoint from before the checksums
-// (a step line alone) is taken as it is.
-absl::StatusOr<int64_t> VerifiedStep(const std::string& dir) {
+struct CheckpointState {
+  int64_t step = 0;
+  int64_t lease_epoch = 0;  // 0: written unfenced
+};
+
+// Reads learner.txt in `dir`: the step and lease epoch, after checking every
+// file it lists against its size and checksum. A checkpoint from before the
+// checksums (a step line alone) is taken as it is.
+absl::StatusOr<CheckpointState> VerifiedState(const std::string& dir) {
   const std::string state_path = dir + "/" + kState;
   std::ifstream state(state_path);
   std::string word;
@@ -99,9 +105,17 @@ absl::StatusOr<int64_t> VerifiedStep(const std::string& dir) {
     return absl::NotFoundError(absl::StrCat("learner checkpoint ", state_path,
                                             ": missing or malformed"));
   }
+  CheckpointState read{.step = step};
   std::string name, hash;
   int64_t size = 0;
   while (state >> word) {
+    if (word == "epoch") {
+      if (!(state >> read.lease_epoch) || read.lease_epoch < 0) {
+        return absl::DataLossError(absl::StrCat(
+            "learner checkpoint ", state_path, ": malformed epoch line"));
+      }
+      continue;
+    }
     if (word != "file" || !(state >> name >> size >> hash) ||
         name.find('/') != std::string::npos) {
       return absl::DataLossError(absl::StrCat(
@@ -114,13 +128,13 @@ absl::StatusOr<int64_t> VerifiedStep(const std::string& dir) {
           ": size or checksum differs from learner.txt (torn or damaged)"));
     }
   }
-  return step;
+  return read;
 }
 
 absl::Status LoadFrom(const std::string& dir, MuZeroNetwork& network,
                       torch::optim::Optimizer& optimizer, int64_t* step,
-                      agent::ReplayBuffer* replay) {
-  ASSIGN_OR_RETURN(const int64_t loaded_step, VerifiedStep(dir));
+                      agent::ReplayBuffer* replay, int64_t* lease_epoch) {
+  ASSIGN_OR_RETURN(const CheckpointState loaded, VerifiedState(dir));
   RETURN_IF_ERROR(LoadCheckpoint(dir + "/" + kNetwork, network));
   const std::string optimizer_path = dir + "/" + kOptimizer;
   try {
@@ -133,7 +147,8 @@ absl::Status LoadFrom(const std::string& dir, MuZeroNetwork& network,
                                             e.what_without_backtrace()));
   }
   if (replay != nullptr) RETURN_IF_ERROR(replay->Restore(dir + "/" + kReplay));
-  *step = loaded_step;
+  *step = loaded.step;
+  if (lease_epoch != nullptr) *lease_epoch = loaded.lease_epoch;
   return absl::OkStatus();
 }
 
@@ -143,10 +158,12 @@ absl::Status SaveLearnerCheckpoint(const std::string& dir,
                                    const MuZeroNetwork& network,
                                    torch::optim::Optimizer& optimizer,
                                    int64_t step,
-                                   const agent::ReplayBuffer* replay) {
+                                   const agent::ReplayBuffer* replay,
+                                   int64_t lease_epoch) {
   const std::string tmp = dir + ".tmp";
   const std::string old = dir + ".old";
-  RETURN_IF_ERROR(WriteAll(tmp, network, optimizer, step, replay));
+  RETURN_IF_ERROR(
+      WriteAll(tmp, network, optimizer, step, replay, lease_epoch));
   RETURN_IF_ERROR(SyncDirectory(tmp));
   std::error_code error;
   fs::remove_all(old, error);
@@ -165,13 +182,14 @@ absl::Status LoadLearnerCheckpoint(const std::string& dir,
                                    MuZeroNetwork& network,
                                    torch::optim::Optimizer& optimizer,
                                    int64_t* step, agent::ReplayBuffer* replay,
-                                   std::string* note) {
+                                   std::string* note, int64_t* lease_epoch) {
   if (note != nullptr) note->clear();
-  const absl::Status newest = LoadFrom(dir, network, optimizer, step, replay);
+  const absl::Status newest =
+      LoadFrom(dir, network, optimizer, step, replay, lease_epoch);
   const std::string previous = dir + ".old";
   if (newest.ok() || !fs::exists(previous)) return newest;
   const absl::Status fallback =
-      LoadFrom(previous, network, optimizer, step, replay);
+      LoadFrom(previous, network, optimizer, step, replay, lease_epoch);
   if (!fallback.ok()) {
     return absl::Status(newest.code(),
                         absl::StrCat(newest.message(), "; the previous one, ",

@@ -3,7 +3,8 @@
 //   optimizer.pt   Adam's state (moments and per-parameter step counts),
 //   replay.bin     the replay snapshot with its sampling generator (absent
 //                  for a learner whose replay is a service: null replay),
-//   learner.txt    "step <n>", then "file <name> <bytes> <fnv1a-64 hex>" for
+//   learner.txt    "step <n>", "epoch <e>" (the lease epoch of the learner
+//                  that wrote it, lease_fence.h; absent when 0), then "file <name> <bytes> <fnv1a-64 hex>" for
 //                  each file above: written last, it vouches for the rest.
 // Durability: everything is written and flushed (fsync) into "<dir>.tmp";
 // the previous checkpoint moves to "<dir>.old", the new one is renamed into
@@ -28,17 +29,20 @@ absl::Status SaveLearnerCheckpoint(const std::string& dir,
                                    const MuZeroNetwork& network,
                                    torch::optim::Optimizer& optimizer,
                                    int64_t step,
-                                   const agent::ReplayBuffer* replay);
+                                   const agent::ReplayBuffer* replay,
+                                   int64_t lease_epoch = 0);
 
 // Loads into existing objects of the same sizes (errors name the file);
 // a null `replay` leaves any replay.bin unread. When the newest checkpoint
 // is damaged and the previous one loads, `note` (if given) says why the
-// newest was passed over; it is left empty otherwise.
+// newest was passed over; it is left empty otherwise. `lease_epoch` (if
+// given) gets the epoch the loaded checkpoint was written under.
 absl::Status LoadLearnerCheckpoint(const std::string& dir,
                                    MuZeroNetwork& network,
                                    torch::optim::Optimizer& optimizer,
                                    int64_t* step, agent::ReplayBuffer* replay,
-                                   std::string* note = nullptr);
+                                   std::string* note = nullptr,
+                                   int64_t* lease_epoch = nullptr);
 
 }  // namespace mmapzero::model
 
