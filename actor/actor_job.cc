@@ -93,7 +93,7 @@ ActorJob::ActorJob(std::string job_id, const ActorJobOptions& options,
     : job_id_(std::move(job_id)),
       options_(options),
       poller_(std::move(poller)),
-      outbox_(JobOutboxOptions{
+      outbox_(worker::JobOutboxOptions{
           .job_id = job_id_,
           .worker_id = options.session->worker_id(),
           .batch_size = options.trajectory_batch,
@@ -123,7 +123,7 @@ void ActorJob::Stop(absl::Duration drain) {
     thread_.join();
   }
   outbox_.Drain(drain);
-  const OutboxStats outbox = outbox_.stats();
+  const worker::OutboxStats outbox = outbox_.stats();
   rpc::LogLine("info", "actor_job_drained",
                {{"job", job_id_},
                 {"sent", absl::StrCat(outbox.sent)},
@@ -157,7 +157,7 @@ void ActorJob::Play(std::stop_token stop) {
 void ActorJob::Publish() {
   const model::SelfPlayCounters& counters = self_play_->counters();
   const int64_t version = self_play_->parameter_version();
-  const OutboxStats outbox = outbox_.stats();
+  const worker::OutboxStats outbox = outbox_.stats();
   v1::JobCounters proto;
   proto.set_job_id(job_id_);
   proto.set_games(counters.games);

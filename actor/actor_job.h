@@ -27,8 +27,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "actor/actor_metrics.h"
-#include "actor/job_outbox.h"
-#include "actor/job_supervisor.h"
+#include "worker/job_outbox.h"
+#include "worker/job_supervisor.h"
 #include "actor/parameter_poller.h"
 #include "common/model/self_play.h"
 #include "common/rpc/worker_session.h"
@@ -52,10 +52,10 @@ struct ActorJobStats {
   int64_t simulations = 0;
   int64_t parameter_version = 0;  // acting with
   int64_t learner_version = 0;    // the learner's latest seen
-  OutboxStats outbox;
+  worker::OutboxStats outbox;
 };
 
-class ActorJob final : public SupervisedJob {
+class ActorJob final : public worker::SupervisedJob {
  public:
   // InvalidArgument naming the field for a workload or config that does
   // not compile (nothing started then).
@@ -82,7 +82,7 @@ class ActorJob final : public SupervisedJob {
   const std::string job_id_;
   const ActorJobOptions options_;
   std::unique_ptr<ParameterPoller> poller_;
-  JobOutbox outbox_;
+  worker::JobOutbox outbox_;
   std::unique_ptr<model::SelfPlay> self_play_;  // the play thread's
   // The highest return offered so far (the play thread's): only a game
   // above it is made into a Solution.

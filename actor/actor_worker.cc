@@ -40,14 +40,14 @@ absl::StatusOr<std::unique_ptr<ActorWorker>> ActorWorker::Start(
       .max_queued_trajectories = options.max_queued_trajectories,
       .session = worker->session_.get(),
       .metrics = options.metrics};
-  worker->supervisor_ = std::make_unique<JobSupervisor>(
+  worker->supervisor_ = std::make_unique<worker::JobSupervisor>(
       worker->session_.get(), v1::WORKER_ROLE_ACTOR,
       [job_options](const v1::Assignment& assignment)
-          -> absl::StatusOr<std::shared_ptr<SupervisedJob>> {
+          -> absl::StatusOr<std::shared_ptr<worker::SupervisedJob>> {
         absl::StatusOr<std::shared_ptr<ActorJob>> job =
             ActorJob::Start(assignment, job_options);
         if (!job.ok()) return job.status();
-        return std::shared_ptr<SupervisedJob>(*std::move(job));
+        return std::shared_ptr<worker::SupervisedJob>(*std::move(job));
       });
   return worker;
 }
@@ -61,7 +61,7 @@ void ActorWorker::Shutdown(absl::Duration drain) {
 
 std::optional<ActorJobStats> ActorWorker::JobStats(
     const std::string& job_id) const {
-  std::shared_ptr<SupervisedJob> job = supervisor_->Find(job_id);
+  std::shared_ptr<worker::SupervisedJob> job = supervisor_->Find(job_id);
   if (job == nullptr) return std::nullopt;
   return static_cast<const ActorJob&>(*job).stats();
 }

@@ -24,7 +24,7 @@
 #include "absl/time/time.h"
 #include "actor/actor_job.h"
 #include "actor/actor_metrics.h"
-#include "actor/job_supervisor.h"
+#include "worker/job_supervisor.h"
 #include "common/rpc/worker_session.h"
 
 namespace mmapzero::actor {
@@ -60,7 +60,7 @@ class ActorWorker {
   ActorWorker() = default;
 
   std::unique_ptr<rpc::WorkerSession> session_;
-  std::unique_ptr<JobSupervisor> supervisor_;  // after session_: goes first
+  std::unique_ptr<worker::JobSupervisor> supervisor_;  // after session_: goes first
 };
 
 }  // namespace mmapzero::actor

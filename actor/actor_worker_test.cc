@@ -10,7 +10,7 @@
 #include <string>
 
 #include "actor/actor_metrics.h"
-#include "actor/test_cluster.h"
+#include "worker/test_cluster.h"
 #include "common/agent/trajectory_proto.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -19,6 +19,10 @@ namespace mmapzero::actor {
 namespace {
 
 using ::testing::HasSubstr;
+using worker::ParametersOf;
+using worker::TestCluster;
+using worker::TinyConfig;
+using worker::WaitFor;
 
 std::unique_ptr<ActorWorker> StartActor(TestCluster& cluster,
                                         ActorMetrics* metrics = nullptr) {

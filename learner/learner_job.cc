@@ -50,7 +50,7 @@ bool HasCheckpoint(const std::string& dir) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<LearnerJob>> LearnerJob::Start(
-    LearnerJobOptions options, std::unique_ptr<BatchSource> source,
+    LearnerJobOptions options, std::unique_ptr<worker::BatchSource> source,
     ParameterServiceImpl* parameters, LearnerMetrics* metrics) {
   if (options.publish_interval < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -146,7 +146,7 @@ absl::StatusOr<std::unique_ptr<LearnerJob>> LearnerJob::Start(
 }
 
 LearnerJob::LearnerJob(LearnerJobOptions options,
-                       std::unique_ptr<BatchSource> source,
+                       std::unique_ptr<worker::BatchSource> source,
                        ParameterServiceImpl* parameters,
                        LearnerMetrics* metrics)
     : options_(std::move(options)),
@@ -175,7 +175,7 @@ void LearnerJob::Run(std::stop_token stop) {
   rpc::ProcessHealth().Add(health, kMaxSilence);
   absl::Time wait_start = absl::Now();  // since the last step
   while (!stop.stop_requested() && !BudgetReached() && !fenced_) {
-    absl::StatusOr<Batch> batch = source_->Next(options_.batch_poll);
+    absl::StatusOr<worker::Batch> batch = source_->Next(options_.batch_poll);
     if (!batch.ok()) {
       rpc::ProcessHealth().Succeeded(health);
       absl::MutexLock lock(&mu_);

@@ -36,7 +36,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/model/learner.h"
-#include "learner/batch_source.h"
+#include "worker/batch_source.h"
 #include "learner/learner_metrics.h"
 #include "learner/parameter_service.h"
 #include "proto/muzero.pb.h"
@@ -88,7 +88,7 @@ class LearnerJob {
   // checkpoint's error when one exists but cannot be loaded (another
   // network size); Aborted when a newer lease epoch holds the checkpoints. `parameters` and `metrics` may be null; not owned.
   static absl::StatusOr<std::unique_ptr<LearnerJob>> Start(
-      LearnerJobOptions options, std::unique_ptr<BatchSource> source,
+      LearnerJobOptions options, std::unique_ptr<worker::BatchSource> source,
       ParameterServiceImpl* parameters, LearnerMetrics* metrics);
   ~LearnerJob();  // Stop()
 
@@ -101,7 +101,7 @@ class LearnerJob {
   const std::string& job_id() const { return options_.job_id; }
 
  private:
-  LearnerJob(LearnerJobOptions options, std::unique_ptr<BatchSource> source,
+  LearnerJob(LearnerJobOptions options, std::unique_ptr<worker::BatchSource> source,
              ParameterServiceImpl* parameters, LearnerMetrics* metrics);
   void Run(std::stop_token stop);
   void Publish();
@@ -109,7 +109,7 @@ class LearnerJob {
   bool BudgetReached() const;
 
   const LearnerJobOptions options_;
-  std::unique_ptr<BatchSource> source_;
+  std::unique_ptr<worker::BatchSource> source_;
   ParameterServiceImpl* const parameters_;
   LearnerMetrics* const metrics_;
   std::unique_ptr<model::Learner> learner_;  // used by the thread only

@@ -27,7 +27,7 @@
 #include "common/rpc/health_checks.h"
 #include "common/rpc/parameter_client.h"
 #include "gmock/gmock.h"
-#include "learner/prefetch_queue.h"
+#include "worker/prefetch_queue.h"
 
 namespace mmapzero::learner {
 namespace {
@@ -50,11 +50,11 @@ MuZeroConfig SmallConfig() {
 
 // `size` windows of K + n + 1 steps like the replay sends (observation on
 // the first step only), varied by `seed`.
-Batch SyntheticBatch(const MuZeroConfig& config, int size, uint64_t seed) {
+worker::Batch SyntheticBatch(const MuZeroConfig& config, int size, uint64_t seed) {
   const model::ObservationShape shape = model::ShapeOf(config.features());
   const int steps =
       config.training().unroll_steps() + config.training().td_steps() + 1;
-  Batch batch;
+  worker::Batch batch;
   for (int b = 0; b < size; ++b) {
     auto t = std::make_shared<agent::Trajectory>();
     for (int s = 0; s < steps; ++s) {
@@ -80,11 +80,11 @@ Batch SyntheticBatch(const MuZeroConfig& config, int size, uint64_t seed) {
 
 // Synthetic batches on demand; while closed, none (as a replay that is
 // not ready).
-class FakeSource final : public BatchSource {
+class FakeSource final : public worker::BatchSource {
  public:
   explicit FakeSource(MuZeroConfig config, bool open = true)
       : config_(std::move(config)), open_(open) {}
-  absl::StatusOr<Batch> Next(absl::Duration timeout) override {
+  absl::StatusOr<worker::Batch> Next(absl::Duration timeout) override {
     absl::MutexLock lock(&mu_);
     if (!mu_.AwaitWithTimeout(absl::Condition(&open_), timeout)) {
       return absl::DeadlineExceededError("closed");
@@ -134,11 +134,11 @@ std::string StepLine(const std::string& dir) {
 }
 
 // Batches the learner refuses (empty), always.
-class RefusedSource final : public BatchSource {
+class RefusedSource final : public worker::BatchSource {
  public:
-  absl::StatusOr<Batch> Next(absl::Duration timeout) override {
+  absl::StatusOr<worker::Batch> Next(absl::Duration timeout) override {
     absl::SleepFor(std::min(timeout, absl::Milliseconds(5)));
-    return Batch();
+    return worker::Batch();
   }
 };
 
@@ -373,11 +373,11 @@ TEST(LearnerJobTest, TrainsFromAPrefetchQueueWithMetrics) {
   ASSERT_TRUE(metrics.ok());
   std::atomic<uint64_t> sampled{0};
   const MuZeroConfig config = SmallConfig();
-  auto queue = std::make_unique<PrefetchQueue>(
-      [&]() -> absl::StatusOr<Batch> {
+  auto queue = std::make_unique<worker::PrefetchQueue>(
+      [&]() -> absl::StatusOr<worker::Batch> {
         return SyntheticBatch(config, 8, sampled++);
       },
-      PrefetchOptions{.capacity = 2});
+      worker::PrefetchOptions{.capacity = 2});
   ParameterServiceImpl service;
   auto job = LearnerJob::Start(Options("", 6), std::move(queue), &service,
                                metrics->get());

@@ -10,6 +10,9 @@
 #include "common/rpc/crash_guard.h"
 #include "common/rpc/grpc_server.h"
 #include "common/rpc/log_line.h"
+#include "learner/replay_sampler.h"
+#include "learner/supervised_learner_job.h"
+#include "worker/prefetch_queue.h"
 
 namespace mmapzero::learner {
 
@@ -80,8 +83,11 @@ absl::StatusOr<std::unique_ptr<LearnerWorker>> LearnerWorker::Start(
                                               .capacity = o.capacity,
                                               .name = o.name}));
   LearnerWorker* raw = worker.get();
-  worker->manager_ =
-      std::jthread([raw](std::stop_token stop) { raw->Manage(stop); });
+  worker->supervisor_ = std::make_unique<worker::JobSupervisor>(
+      worker->session_.get(), v1::WORKER_ROLE_LEARNER,
+      [raw](const v1::Assignment& assignment) {
+        return raw->StartJob(assignment);
+      });
   LogLine("info", "started",
           {{"listen", o.listen},
            {"address", worker->address_},
@@ -94,60 +100,11 @@ absl::StatusOr<std::unique_ptr<LearnerWorker>> LearnerWorker::Start(
 
 LearnerWorker::~LearnerWorker() { Shutdown(); }
 
-void LearnerWorker::Manage(std::stop_token stop) {
-  int64_t seen = -1;
-  while (!stop.stop_requested()) {
-    seen = session_->version();
-    Reconcile(session_->Assignments());
-    Report();
-    session_->AwaitChange(seen, options_.poll_interval);
-  }
-}
-
-void LearnerWorker::Reconcile(const std::vector<v1::Assignment>& assignments) {
-  absl::MutexLock lock(&mu_);
-  if (shut_down_) return;
-  std::map<std::string, const v1::Assignment*> wanted;
-  for (const v1::Assignment& a : assignments) {
-    if (a.role() == v1::WORKER_ROLE_LEARNER) wanted[a.job_id()] = &a;
-  }
-  for (auto it = jobs_.begin(); it != jobs_.end();) {
-    const auto want = wanted.find(it->first);
-    if (want != wanted.end() &&
-        want->second->lease_epoch() == it->second.lease_epoch) {
-      ++it;
-      continue;
-    }
-    // Gone, or granted again since this job started (another learner may
-    // have trained it in between): stop it; a new grant starts afresh
-    // from the checkpoint.
-    LogLine("info", want == wanted.end() ? "lease_gone" : "lease_renewed",
-            {{"job", it->first},
-             {"epoch", absl::StrCat(it->second.lease_epoch)}});
-    it->second.job.reset();  // stops and checkpoints
-    parameters_->Remove(it->first);
-    session_->ClearCounters(it->first);
-    it = jobs_.erase(it);
-  }
-  for (const auto& [job_id, assignment] : wanted) {
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end()) {
-      RunningJob running = StartJob(*assignment);
-      // Deferred (the checkpoint fence is busy): tried again next round.
-      if (!running.deferred) jobs_.emplace(job_id, std::move(running));
-    } else if (it->second.sampler != nullptr) {
-      it->second.sampler->SetAddress(assignment->replay_address());
-    }
-  }
-}
-
-LearnerWorker::RunningJob LearnerWorker::StartJob(
+absl::StatusOr<std::shared_ptr<worker::SupervisedJob>> LearnerWorker::StartJob(
     const v1::Assignment& assignment) {
-  RunningJob running;
-  running.lease_epoch = assignment.lease_epoch();
   const MuZeroConfig& config = assignment.config();
   const TrainingConfig& training = config.training();
-  running.sampler = std::make_unique<ReplaySampler>(
+  auto sampler = std::make_unique<ReplaySampler>(
       ReplaySamplerOptions{.job_id = assignment.job_id(),
                            .batch_size = training.batch_size(),
                            .unroll_steps = training.unroll_steps(),
@@ -155,82 +112,37 @@ LearnerWorker::RunningJob LearnerWorker::StartJob(
                            .discount = config.search().discount(),
                            .deadline = options_.replay_deadline},
       assignment.replay_address());
-  ReplaySampler* sampler = running.sampler.get();
-  auto queue = std::make_unique<PrefetchQueue>(
-      [sampler] { return sampler->Sample(); },
-      PrefetchOptions{.capacity = options_.prefetch_batches});
-  absl::StatusOr<std::unique_ptr<LearnerJob>> job =
-      absl::InternalError("not started");
-  const std::string crash = rpc::RunCatchingCrash(assignment.job_id(), [&] {
-    job = LearnerJob::Start(
-        {.job_id = assignment.job_id(),
-         .config = config,
-         .steps_budget = assignment.learner_steps_budget(),
-         .checkpoint_dir = JobCheckpointDir(options_.data_dir, assignment),
-         .publish_interval = options_.publish_interval,
-         .checkpoint_interval = options_.checkpoint_interval,
-         .device = options_.device,
-         .lease_epoch = assignment.lease_epoch()},
-        std::move(queue), parameters_.get(), metrics_.get());
-  });
-  if (!crash.empty()) job = absl::InternalError(crash);
-  if (absl::IsUnavailable(job.status())) {
-    running.deferred = true;
-    LogLine("warning", "job_start_deferred",
-            {{"job", assignment.job_id()},
-             {"message", std::string(job.status().message())}});
-    return running;
-  }
-  if (absl::IsAborted(job.status())) {
-    running.fenced = std::string(job.status().message());
-    LogLine("warning", "fenced",
-            {{"job", assignment.job_id()}, {"message", running.fenced}});
-    return running;
-  }
-  if (!job.ok()) {
-    running.fatal_error = std::string(job.status().message());
-    LogLine("error", "job_failed_to_start",
-            {{"job", assignment.job_id()}, {"message", running.fatal_error}});
-    return running;
-  }
-  running.job = *std::move(job);
-  return running;
-}
-
-void LearnerWorker::Report() {
-  absl::MutexLock lock(&mu_);
-  for (const auto& [job_id, running] : jobs_) {
-    // A fenced job's learner steps are no longer the job's.
-    if (!running.fenced.empty() ||
-        (running.job != nullptr && !running.job->progress().fenced.empty())) {
-      session_->ClearCounters(job_id);
-      continue;
-    }
-    v1::JobCounters counters;
-    counters.set_job_id(job_id);
-    if (running.job == nullptr) {
-      counters.set_fatal_error(running.fatal_error);
-    } else {
-      const LearnerProgress progress = running.job->progress();
-      if (!progress.fatal_error.empty()) {
-        counters.set_fatal_error(progress.fatal_error);
-      }
-      counters.set_learner_step(progress.step);
-      counters.set_parameter_version(
-          std::max<int64_t>(0, progress.parameter_version));
-      for (const auto& [term, value] : progress.losses) {
-        (*counters.mutable_losses())[term] = value;
-      }
-    }
-    session_->SetCounters(counters);
-  }
+  ReplaySampler* raw_sampler = sampler.get();
+  auto queue = std::make_unique<worker::PrefetchQueue>(
+      [raw_sampler] { return raw_sampler->Sample(); },
+      worker::PrefetchOptions{.capacity = options_.prefetch_batches});
+  // Unavailable (the checkpoint fence is busy) and Aborted (a newer lease
+  // epoch holds the job) are the supervisor's to act on, not failures.
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<LearnerJob> job,
+      LearnerJob::Start(
+          {.job_id = assignment.job_id(),
+           .config = config,
+           .steps_budget = assignment.learner_steps_budget(),
+           .checkpoint_dir = JobCheckpointDir(options_.data_dir, assignment),
+           .publish_interval = options_.publish_interval,
+           .checkpoint_interval = options_.checkpoint_interval,
+           .device = options_.device,
+           .lease_epoch = assignment.lease_epoch()},
+          std::move(queue), parameters_.get(), metrics_.get()));
+  return std::make_shared<SupervisedLearnerJob>(
+      assignment.job_id(), std::move(sampler), std::move(job), session_.get(),
+      parameters_.get(), options_.poll_interval);
 }
 
 std::map<std::string, LearnerProgress> LearnerWorker::Jobs() const {
-  absl::MutexLock lock(&mu_);
   std::map<std::string, LearnerProgress> jobs;
-  for (const auto& [job_id, running] : jobs_) {
-    if (running.job != nullptr) jobs[job_id] = running.job->progress();
+  if (supervisor_ == nullptr) return jobs;
+  for (const std::string& job_id : supervisor_->JobIds()) {
+    const std::shared_ptr<worker::SupervisedJob> job =
+        supervisor_->Find(job_id);
+    if (job == nullptr) continue;  // stopped meanwhile
+    jobs[job_id] = static_cast<const SupervisedLearnerJob&>(*job).progress();
   }
   return jobs;
 }
@@ -242,28 +154,15 @@ void LearnerWorker::Shutdown(absl::Duration grace) {
     shut_down_ = true;
   }
   if (server_ != nullptr) rpc::SetServing(*server_, ServiceNames(), false);
-  if (manager_.joinable()) {
-    manager_.request_stop();
-    manager_.join();
-  }
-  {
-    absl::MutexLock lock(&mu_);
-    for (auto& [job_id, running] : jobs_) {
-      if (running.job != nullptr) running.job->Stop();  // checkpoints
-    }
-  }
-  if (session_ != nullptr) {
-    Report();  // the final steps, for a heartbeat that may still go out
-    session_->Stop();
-  }
+  // Every job stops after its step, checkpoints and reports its last step
+  // for a heartbeat that may still go out.
+  if (supervisor_ != nullptr) supervisor_->Stop(grace);
+  if (session_ != nullptr) session_->Stop();
   if (server_ != nullptr) {
     server_->Shutdown(std::chrono::system_clock::now() +
                       absl::ToChronoMilliseconds(grace));
   }
-  {
-    absl::MutexLock lock(&mu_);
-    jobs_.clear();
-  }
+  supervisor_.reset();
   metrics_.reset();
   LogLine("info", "stopped");
 }

@@ -2,7 +2,10 @@
 // ParameterService on its gRPC port (with health and reflection),
 // registers with the coordinator as a LEARNER (WorkerSession) and trains
 // each job the coordinator assigns it (learner_job.h), fed by a prefetch
-// queue over the job's replay server (prefetch_queue.h, replay_sampler.h):
+// queue over the job's replay server (worker/prefetch_queue.h,
+// replay_sampler.h); the jobs follow the assignments through the workers'
+// shared JobSupervisor (worker/job_supervisor.h,
+// supervised_learner_job.h):
 //  - a new assignment starts the job from its MuZeroConfig, resuming from
 //    its checkpoint folder (JobCheckpointDir) when an earlier learner left
 //    a checkpoint there; a job that cannot start (bad config, a checkpoint
@@ -11,6 +14,9 @@
 //  - a changed replay address is followed;
 //  - a job missing from the assignments (lease lost, job final) is stopped
 //    with a checkpoint and its parameters are withdrawn;
+//  - the job's checkpoints are fenced by its lease epoch (learner_job.h):
+//    a job fenced out stops without saving and is no failure; a grant with
+//    a new epoch restarts the job from its checkpoint;
 //  - every poll its learner step, parameter version and loss terms go into
 //    the next heartbeat (WorkerSession::SetCounters).
 // Shutdown (SIGTERM): health turns NOT_SERVING, every job stops and
@@ -36,9 +42,8 @@
 #include "learner/learner_job.h"
 #include "learner/learner_metrics.h"
 #include "learner/parameter_service.h"
-#include "learner/prefetch_queue.h"
-#include "learner/replay_sampler.h"
 #include "proto/worker.pb.h"
+#include "worker/job_supervisor.h"
 
 namespace mmapzero::learner {
 
@@ -94,24 +99,11 @@ class LearnerWorker {
       ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  struct RunningJob {
-    std::unique_ptr<ReplaySampler> sampler;  // used by job's prefetch queue
-    std::unique_ptr<LearnerJob> job;         // null when it failed to start
-    std::string fatal_error;
-    int64_t lease_epoch = 0;  // the grant it started under
-    // Set when a newer lease epoch had claimed the job's checkpoints (at
-    // start, or at a save since): not reported, not a failure.
-    std::string fenced;
-    bool deferred = false;  // could not start yet; not kept, tried again
-  };
-
   explicit LearnerWorker(LearnerWorkerOptions options)
       : options_(std::move(options)) {}
-  void Manage(std::stop_token stop);
-  void Reconcile(const std::vector<v1::Assignment>& assignments)
-      ABSL_LOCKS_EXCLUDED(mu_);
-  RunningJob StartJob(const v1::Assignment& assignment);
-  void Report() ABSL_LOCKS_EXCLUDED(mu_);
+  // The JobSupervisor's factory: one job from its assignment.
+  absl::StatusOr<std::shared_ptr<worker::SupervisedJob>> StartJob(
+      const v1::Assignment& assignment);
 
   const LearnerWorkerOptions options_;
   std::string address_;
@@ -122,9 +114,9 @@ class LearnerWorker {
   std::unique_ptr<rpc::WorkerSession> session_;
 
   mutable absl::Mutex mu_;
-  std::map<std::string, RunningJob> jobs_ ABSL_GUARDED_BY(mu_);
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
-  std::jthread manager_;  // last: stopped first
+  // After session_ and parameters_: stopped (and destroyed) first.
+  std::unique_ptr<worker::JobSupervisor> supervisor_;
 };
 
 }  // namespace mmapzero::learner

@@ -32,7 +32,7 @@ std::string ReplaySampler::address() const {
   return address_;
 }
 
-absl::StatusOr<Batch> ReplaySampler::Sample() {
+absl::StatusOr<worker::Batch> ReplaySampler::Sample() {
   std::shared_ptr<v1::ReplayService::Stub> stub;
   std::string address;
   {

@@ -16,7 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "learner/batch_source.h"
+#include "worker/batch_source.h"
 #include "proto/replay.grpc.pb.h"
 
 namespace mmapzero::learner {
@@ -40,7 +40,7 @@ class ReplaySampler {
 
   // One SampleBatch call: the replay's status (FailedPrecondition while
   // the table cannot start training), or the positions.
-  absl::StatusOr<Batch> Sample() ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<worker::Batch> Sample() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   const ReplaySamplerOptions options_;

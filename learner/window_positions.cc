@@ -9,9 +9,9 @@
 
 namespace mmapzero::learner {
 
-absl::StatusOr<Batch> PositionsFromWindows(
+absl::StatusOr<worker::Batch> PositionsFromWindows(
     const v1::SampleBatchResponse& response) {
-  Batch batch;
+  worker::Batch batch;
   batch.reserve(response.windows_size());
   for (int w = 0; w < response.windows_size(); ++w) {
     const v1::TrajectoryWindow& window = response.windows(w);

@@ -10,14 +10,14 @@
 #define MMAPZERO_LEARNER_WINDOW_POSITIONS_H_
 
 #include "absl/status/statusor.h"
-#include "learner/batch_source.h"
+#include "worker/batch_source.h"
 #include "proto/replay.pb.h"
 
 namespace mmapzero::learner {
 
 // InvalidArgument naming the field ("windows[2].window.steps[0].policy")
 // and its value.
-absl::StatusOr<Batch> PositionsFromWindows(
+absl::StatusOr<worker::Batch> PositionsFromWindows(
     const v1::SampleBatchResponse& response);
 
 }  // namespace mmapzero::learner

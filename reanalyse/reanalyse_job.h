@@ -26,7 +26,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "actor/job_supervisor.h"
+#include "worker/job_supervisor.h"
 #include "actor/parameter_poller.h"
 #include "common/model/networks.h"
 #include "common/model/target_search.h"
@@ -55,7 +55,7 @@ struct ReanalyseJobStats {
   int64_t parameter_version = 0;
 };
 
-class ReanalyseJob final : public actor::SupervisedJob {
+class ReanalyseJob final : public worker::SupervisedJob {
  public:
   // InvalidArgument naming the field for a config that does not build a
   // network (nothing started then).

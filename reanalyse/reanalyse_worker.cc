@@ -36,14 +36,14 @@ absl::StatusOr<std::unique_ptr<ReanalyseWorker>> ReanalyseWorker::Start(
       .rpc_deadline = options.rpc_deadline,
       .session = worker->session_.get(),
       .metrics = options.metrics};
-  worker->supervisor_ = std::make_unique<actor::JobSupervisor>(
+  worker->supervisor_ = std::make_unique<worker::JobSupervisor>(
       worker->session_.get(), v1::WORKER_ROLE_REANALYSE,
       [job_options](const v1::Assignment& assignment)
-          -> absl::StatusOr<std::shared_ptr<actor::SupervisedJob>> {
+          -> absl::StatusOr<std::shared_ptr<worker::SupervisedJob>> {
         absl::StatusOr<std::shared_ptr<ReanalyseJob>> job =
             ReanalyseJob::Start(assignment, job_options);
         if (!job.ok()) return job.status();
-        return std::shared_ptr<actor::SupervisedJob>(*std::move(job));
+        return std::shared_ptr<worker::SupervisedJob>(*std::move(job));
       },
       /*stop_drain=*/absl::ZeroDuration());
   return worker;
@@ -58,7 +58,7 @@ void ReanalyseWorker::Shutdown() {
 
 std::optional<ReanalyseJobStats> ReanalyseWorker::JobStats(
     const std::string& job_id) const {
-  std::shared_ptr<actor::SupervisedJob> job = supervisor_->Find(job_id);
+  std::shared_ptr<worker::SupervisedJob> job = supervisor_->Find(job_id);
   if (job == nullptr) return std::nullopt;
   return static_cast<const ReanalyseJob&>(*job).stats();
 }

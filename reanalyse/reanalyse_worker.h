@@ -1,7 +1,7 @@
 // The reanalyse service (docs/protocols.md): registers
 // with the coordinator as a REANALYSE worker (WorkerSession) and runs a
 // ReanalyseJob for each job assigned to it, stopping those whose
-// assignment disappears (actor/job_supervisor.h, shared with the actor).
+// assignment disappears (worker/job_supervisor.h, shared with the actor).
 // Used by reanalyse/main.cc and by tests.
 //
 // Shutdown(): stops every job after its current round, then stops
@@ -18,7 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "actor/job_supervisor.h"
+#include "worker/job_supervisor.h"
 #include "common/rpc/worker_session.h"
 #include "reanalyse/reanalyse_job.h"
 #include "reanalyse/reanalyse_metrics.h"
@@ -53,7 +53,7 @@ class ReanalyseWorker {
   ReanalyseWorker() = default;
 
   std::unique_ptr<rpc::WorkerSession> session_;
-  std::unique_ptr<actor::JobSupervisor> supervisor_;  // goes first
+  std::unique_ptr<worker::JobSupervisor> supervisor_;  // goes first
 };
 
 }  // namespace mmapzero::reanalyse

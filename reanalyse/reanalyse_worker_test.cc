@@ -1,5 +1,5 @@
 // A reanalyse worker against a real coordinator with in-test replay and
-// learner servers (actor/test_cluster.h): it waits for the learner's first
+// learner servers (worker/test_cluster.h): it waits for the learner's first
 // parameters, then samples the stored game, re-searches every step and
 // sends fresh targets tagged with the parameter version, and reports its
 // count to the coordinator.
@@ -9,7 +9,7 @@
 #include <numeric>
 #include <string>
 
-#include "actor/test_cluster.h"
+#include "worker/test_cluster.h"
 #include "common/agent/trajectory_proto.h"
 #include "common/game/program.h"
 #include "gmock/gmock.h"
@@ -18,8 +18,8 @@
 namespace mmapzero::reanalyse {
 namespace {
 
-using actor::TestCluster;
-using actor::WaitFor;
+using worker::TestCluster;
+using worker::WaitFor;
 
 // One game of examples/small.json played by a fresh network.
 v1::Trajectory PlayedGame(const MuZeroConfig& config) {
@@ -60,7 +60,7 @@ std::unique_ptr<ReanalyseWorker> StartReanalyse(TestCluster& cluster) {
 
 TEST(ReanalyseWorkerIntegrationTest, RefreshesStoredTargetsWithLatestParams) {
   TestCluster cluster;
-  const MuZeroConfig config = actor::TinyConfig();
+  const MuZeroConfig config = worker::TinyConfig();
   const v1::Trajectory game = PlayedGame(config);
   ASSERT_GT(game.steps_size(), 0);
   cluster.replay().Store(game);
@@ -74,7 +74,7 @@ TEST(ReanalyseWorkerIntegrationTest, RefreshesStoredTargetsWithLatestParams) {
   EXPECT_TRUE(cluster.replay().updates().empty());
   EXPECT_EQ(worker->JobStats(job)->rounds, 0);
 
-  cluster.parameters().Set(5, actor::ParametersOf(config, 2));
+  cluster.parameters().Set(5, worker::ParametersOf(config, 2));
   ASSERT_TRUE(WaitFor([&] { return worker->JobStats(job)->reanalysed >= 2; }));
   const std::vector<v1::UpdateTargetsRequest> updates =
       cluster.replay().updates();

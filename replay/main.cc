@@ -44,6 +44,15 @@ ABSL_FLAG(int, default_replay_size, 2000,
 ABSL_FLAG(int64_t, max_table_mib, 4096,
           "memory per job's table in MiB; the oldest games go past it "
           "(0: no limit)");
+ABSL_FLAG(int64_t, max_total_mib, 12288,
+          "memory of all tables together in MiB: each table may hold its "
+          "share (and at most --max-table-mib); 0: no limit");
+ABSL_FLAG(int, max_unassigned_tables, 4,
+          "tables made by inserts before their job's assignment, at most");
+ABSL_FLAG(double, table_retention_hours, 24,
+          "hours a table out of this server's assignments (job finished or "
+          "moved) is kept with its checkpoint before it is deleted; 0: "
+          "for ever");
 ABSL_FLAG(std::string, sampler, "uniform", "uniform or prioritised");
 ABSL_FLAG(double, priority_exponent, 1.0, "prioritised: alpha");
 ABSL_FLAG(int64_t, min_positions, 1000,
@@ -89,6 +98,26 @@ absl::StatusOr<ReplayServerOptions> OptionsFromFlags() {
         max_table_mib));
   }
   tables.table.max_bytes = max_table_mib << 20;
+  const int64_t max_total_mib = absl::GetFlag(FLAGS_max_total_mib);
+  if (max_total_mib < 0 || max_total_mib > (int64_t{1} << 30)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max-total-mib: must be in [0, 2^30] (0: no limit), got ",
+        max_total_mib));
+  }
+  tables.max_total_bytes = max_total_mib << 20;
+  tables.max_unassigned_tables = absl::GetFlag(FLAGS_max_unassigned_tables);
+  if (tables.max_unassigned_tables < 0 || tables.max_unassigned_tables > 1024) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max-unassigned-tables: must be in [0, 1024], got ",
+        tables.max_unassigned_tables));
+  }
+  const double retention_hours = absl::GetFlag(FLAGS_table_retention_hours);
+  if (!(retention_hours >= 0 && retention_hours <= 24 * 3650)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--table-retention-hours: must be in [0, 87600] (0: for ever), got ",
+        retention_hours));
+  }
+  tables.retention = absl::Seconds(retention_hours * 3600);
   tables.table.seed = absl::GetFlag(FLAGS_seed);
   tables.table.limiter = {
       .min_positions = absl::GetFlag(FLAGS_min_positions),

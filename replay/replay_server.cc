@@ -105,6 +105,7 @@ void ReplayServer::Run() {
       if (stopping_) return;
     }
     ApplyAssignments();
+    tables_->RetireUnassigned();
     if (absl::Now() >= next_checkpoint) {
       const absl::Status saved = tables_->CheckpointAll();  // logged per table
       if (saved.ok()) {

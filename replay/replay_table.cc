@@ -332,6 +332,17 @@ void ReplayTable::SetCapacity(int64_t capacity) {
   ++generation_;
 }
 
+void ReplayTable::SetMaxBytes(int64_t max_bytes) {
+  MMAPZERO_CHECK(max_bytes >= 0, "replay max_bytes must be >= 0");
+  absl::MutexLock lock(&mu_);
+  if (max_bytes == options_.max_bytes) return;
+  options_.max_bytes = max_bytes;
+  counters_.set_max_bytes(max_bytes);
+  const size_t held = entries_.size();
+  EvictBeyondCapacity();
+  if (entries_.size() != held) ++generation_;
+}
+
 void ReplayTable::SetValueTarget(int td_steps, double discount) {
   absl::MutexLock lock(&mu_);
   if (td_steps == options_.td_steps && discount == options_.discount) return;

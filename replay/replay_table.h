@@ -123,6 +123,8 @@ class ReplayTable {
 
   // Evicts the oldest beyond `capacity` (> 0).
   void SetCapacity(int64_t capacity) ABSL_LOCKS_EXCLUDED(mu_);
+  // A new memory limit (0: none); evicts oldest first down to it.
+  void SetMaxBytes(int64_t max_bytes) ABSL_LOCKS_EXCLUDED(mu_);
   // The priorities' value target (recomputes every priority when changed).
   void SetValueTarget(int td_steps, double discount) ABSL_LOCKS_EXCLUDED(mu_);
   void SetLimiter(const RateLimiterOptions& limiter) ABSL_LOCKS_EXCLUDED(mu_);

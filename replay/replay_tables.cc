@@ -85,20 +85,90 @@ void ReplayTables::SetAsideLocked(const std::string& job_id,
 absl::StatusOr<std::shared_ptr<ReplayTable>> ReplayTables::Table(
     const std::string& job_id, bool create) {
   RETURN_IF_ERROR(CheckJobId(job_id));
-  absl::MutexLock lock(&mu_);
-  auto it = tables_.find(job_id);
-  if (it != tables_.end()) return it->second;
-  if (!create) {
-    return absl::NotFoundError(
-        absl::StrCat("job_id: no replay table for job '", job_id, "'"));
+  std::shared_ptr<ReplayTable> table;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = tables_.find(job_id);
+    if (it != tables_.end()) return it->second;
+    if (!create) {
+      return absl::NotFoundError(
+          absl::StrCat("job_id: no replay table for job '", job_id, "'"));
+    }
+    int unassigned = 0;
+    for (const auto& [id, held] : tables_) unassigned += !assigned_.contains(id);
+    if (unassigned >= options_.max_unassigned_tables) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "job_id: job '", job_id, "' is not assigned to this replay server, ",
+          "which already holds ", unassigned,
+          " tables of unassigned jobs (the most it makes before an ",
+          "assignment); retry once the coordinator has assigned the job"));
+    }
+    table = NewTable(options_.default_capacity);
+    tables_[job_id] = table;
+    last_assigned_[job_id] = absl::Now();
+    LogLine("info", "table_created",
+            {{"job", job_id},
+             {"capacity", absl::StrCat(options_.default_capacity)},
+             {"reason", "insert before assignment"}});
   }
-  std::shared_ptr<ReplayTable> table = NewTable(options_.default_capacity);
-  tables_[job_id] = table;
-  LogLine("info", "table_created",
-          {{"job", job_id},
-           {"capacity", absl::StrCat(options_.default_capacity)},
-           {"reason", "insert before assignment"}});
+  Rebalance();
   return table;
+}
+
+void ReplayTables::Rebalance() {
+  if (options_.max_total_bytes <= 0) return;
+  std::vector<std::shared_ptr<ReplayTable>> tables;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [job_id, table] : tables_) tables.push_back(table);
+  }
+  if (tables.empty()) return;
+  int64_t share = options_.max_total_bytes / static_cast<int64_t>(tables.size());
+  share = std::max<int64_t>(1, share);
+  if (options_.table.max_bytes > 0) {
+    share = std::min(share, options_.table.max_bytes);
+  }
+  for (const auto& table : tables) table->SetMaxBytes(share);
+}
+
+int ReplayTables::RetireUnassigned(absl::Time now) {
+  if (options_.retention <= absl::ZeroDuration()) return 0;
+  std::vector<std::string> retired;
+  {
+    absl::MutexLock checkpoint_lock(&checkpoint_mu_);
+    absl::MutexLock lock(&mu_);
+    for (auto it = tables_.begin(); it != tables_.end();) {
+      const std::string job_id = it->first;
+      const auto last = last_assigned_.find(job_id);
+      const bool keep =
+          assigned_.contains(job_id) ||
+          (last != last_assigned_.end() &&
+           now - last->second < options_.retention);
+      if (keep) {
+        ++it;
+        continue;
+      }
+      tables_.erase(it++);
+      uids_.erase(job_id);
+      last_assigned_.erase(job_id);
+      saved_.erase(job_id);
+      if (!options_.data_dir.empty()) {
+        std::error_code error;
+        std::filesystem::remove_all(
+            std::filesystem::path(TablePath(job_id)).parent_path(), error);
+        if (error) {
+          LogLine("error", "table_retire_failed",
+                  {{"job", job_id}, {"message", error.message()}});
+        }
+      }
+      LogLine("info", "table_retired",
+              {{"job", job_id},
+               {"retention", absl::FormatDuration(options_.retention)}});
+      retired.push_back(job_id);
+    }
+  }
+  if (!retired.empty()) Rebalance();
+  return static_cast<int>(retired.size());
 }
 
 absl::StatusOr<int> ReplayTables::LoadAll() {
@@ -140,6 +210,7 @@ absl::StatusOr<int> ReplayTables::LoadAll() {
     absl::MutexLock lock(&mu_);
     tables_[job_id] = std::move(table);
     uids_[job_id] = uid;
+    last_assigned_[job_id] = absl::Now();  // kept a retention from here
     ++loaded;
     LogLine("info", "table_loaded",
             {{"job", job_id},
@@ -150,6 +221,7 @@ absl::StatusOr<int> ReplayTables::LoadAll() {
     return absl::UnavailableError(absl::StrCat(
         "replay: cannot list ", root.string(), ": ", error.message()));
   }
+  Rebalance();
   return loaded;
 }
 
@@ -284,7 +356,18 @@ absl::StatusOr<v1::ReplayStats> ReplayTables::GetStats(
   return stats;
 }
 
-void ReplayTables::Assign(const std::vector<v1::Assignment>& assignments) {
+void ReplayTables::Assign(const std::vector<v1::Assignment>& assignments,
+                          absl::Time now) {
+  {
+    absl::MutexLock lock(&mu_);
+    assigned_.clear();
+    for (const v1::Assignment& assignment : assignments) {
+      if (assignment.role() != v1::WORKER_ROLE_REPLAY) continue;
+      assigned_.insert(assignment.job_id());
+      last_assigned_[assignment.job_id()] = now;
+    }
+  }
+  bool created = false;
   for (const v1::Assignment& assignment : assignments) {
     if (assignment.role() != v1::WORKER_ROLE_REPLAY ||
         !CheckJobId(assignment.job_id()).ok()) {
@@ -313,6 +396,7 @@ void ReplayTables::Assign(const std::vector<v1::Assignment>& assignments) {
       if (!uid.empty()) owner = uid;
       if (slot == nullptr) {
         slot = NewTable(capacity);
+        created = true;
         LogLine("info", "table_created",
                 {{"job", assignment.job_id()},
                  {"capacity", absl::StrCat(capacity)},
@@ -323,6 +407,7 @@ void ReplayTables::Assign(const std::vector<v1::Assignment>& assignments) {
     table->SetCapacity(capacity);
     table->SetValueTarget(td_steps, discount);
   }
+  if (created) Rebalance();
 }
 
 absl::Status ReplayTables::CheckpointAll() {

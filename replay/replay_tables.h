@@ -23,7 +23,15 @@
 // (Assignment.job_uid, kept in its checkpoint): when an assignment names
 // another identity for the same job id (a coordinator that started again
 // on a new database), the old table is set aside (its file renamed to
-// table.mzr.other-<uid>) and the job starts on an empty one. Thread-safe.
+// table.mzr.other-<uid>) and the job starts on an empty one.
+//
+// Bounds: at most `max_unassigned_tables` tables of jobs this server has
+// not been assigned (an insert for one more is refused RESOURCE_EXHAUSTED),
+// so any well-formed job id no longer makes a table; tables of jobs out of
+// the assignments (finished, moved to another server, never assigned) are
+// retired with their checkpoint folder `retention` after they were last
+// assigned (RetireUnassigned); and all tables' memory together stays under
+// `max_total_bytes`, each table's limit being its share. Thread-safe.
 #ifndef MMAPZERO_REPLAY_REPLAY_TABLES_H_
 #define MMAPZERO_REPLAY_REPLAY_TABLES_H_
 
@@ -35,6 +43,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -53,6 +62,14 @@ struct ReplayTablesOptions {
   // Responses larger than this are refused (SampleBatch) or cut short
   // (SampleForReanalyse) rather than failing in gRPC's transport.
   int64_t max_message_bytes = rpc::kMaxMessageBytes;
+  // Tables made by inserts that came before their job's assignment.
+  int max_unassigned_tables = 4;
+  // How long a table out of the assignments is kept; 0: for ever.
+  absl::Duration retention = absl::Hours(24);
+  // Memory of all tables together (0: no limit beyond table.max_bytes):
+  // each table may hold max_total_bytes / (number of tables), at most
+  // table.max_bytes.
+  int64_t max_total_bytes = 0;
 };
 
 // A job's figures for metrics.
@@ -83,9 +100,15 @@ class ReplayTables {
       ABSL_LOCKS_EXCLUDED(mu_);
 
   // Creates or resizes the tables of the REPLAY assignments among
-  // `assignments` (other roles are ignored).
-  void Assign(const std::vector<v1::Assignment>& assignments)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  // `assignments` (other roles are ignored): every job this server holds
+  // now, as a heartbeat lists them; a job missing is no longer assigned.
+  void Assign(const std::vector<v1::Assignment>& assignments,
+              absl::Time now = absl::Now()) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Drops the tables of jobs not assigned since `now - retention`, and
+  // deletes their checkpoint folders; returns how many.
+  int RetireUnassigned(absl::Time now = absl::Now())
+      ABSL_LOCKS_EXCLUDED(mu_, checkpoint_mu_);
 
   // Writes every table changed since its last checkpoint; the first error
   // (the others are still tried). OK without a data_dir.
@@ -103,6 +126,9 @@ class ReplayTables {
                                                      bool create)
       ABSL_LOCKS_EXCLUDED(mu_);
   std::shared_ptr<ReplayTable> NewTable(int64_t capacity) const;
+  // Gives every table its share of max_total_bytes (after the set of
+  // tables changed).
+  void Rebalance() ABSL_LOCKS_EXCLUDED(mu_);
   // Renames the checkpoint of `job_id`, whose games are of job `owner`, to
   // table.mzr.other-<owner> and logs it; the caller replaces the table.
   void SetAsideLocked(const std::string& job_id, const std::string& owner)
@@ -114,6 +140,11 @@ class ReplayTables {
       ABSL_GUARDED_BY(mu_);
   // job -> the identity of the job whose games its table holds ("" unknown).
   absl::flat_hash_map<std::string, std::string> uids_ ABSL_GUARDED_BY(mu_);
+  // Jobs of the latest Assign, and when each table's job was last assigned
+  // (or its table made or loaded).
+  absl::flat_hash_set<std::string> assigned_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, absl::Time> last_assigned_
+      ABSL_GUARDED_BY(mu_);
   absl::Mutex checkpoint_mu_;  // taken before mu_
   // job -> the table and its ReplayTable::generation() at its last
   // checkpoint or load (a table set aside and replaced never matches).

@@ -268,6 +268,99 @@ TEST(ReplayTablesTest, TableOfAnotherJobWithTheSameIdIsSetAside) {
   EXPECT_EQ(again.GetStats(get)->job_uid(), "bbbb");
 }
 
+v1::Assignment ReplayAssignment(const std::string& job) {
+  v1::Assignment assignment;
+  assignment.set_job_id(job);
+  assignment.set_role(v1::WORKER_ROLE_REPLAY);
+  return assignment;
+}
+
+// Any well-formed job id no longer makes a table: at most
+// max_unassigned_tables before their assignment.
+TEST(ReplayTablesTest, TablesOfUnassignedJobsAreBounded) {
+  ReplayTablesOptions options = Options("");
+  options.max_unassigned_tables = 2;
+  ReplayTables tables(options);
+  ASSERT_TRUE(tables.Insert(Insert("job-a", {3})).ok());
+  ASSERT_TRUE(tables.Insert(Insert("job-b", {3})).ok());
+  const auto refused = tables.Insert(Insert("job-c", {3}));
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(refused.status().message(), HasSubstr("job-c"));
+  EXPECT_THAT(refused.status().message(), HasSubstr("not assigned"));
+  v1::GetStatsRequest get;
+  get.set_job_id("job-c");
+  EXPECT_TRUE(absl::IsNotFound(tables.GetStats(get).status()));
+  // Existing tables take more; an assigned job always gets its table, and
+  // assigning job-a leaves room for one more unassigned job.
+  EXPECT_TRUE(tables.Insert(Insert("job-a", {3})).ok());
+  tables.Assign({ReplayAssignment("job-a"), ReplayAssignment("job-d")});
+  EXPECT_TRUE(tables.Insert(Insert("job-d", {3})).ok());
+  EXPECT_TRUE(tables.Insert(Insert("job-c", {3})).ok());
+  EXPECT_EQ(tables.Insert(Insert("job-e", {3})).status().code(),
+            absl::StatusCode::kResourceExhausted);
+}
+
+// A job out of the assignments (finished, moved) keeps its table and
+// checkpoint for the retention period after it was last assigned, then
+// both go; so does a table loaded at start that is never assigned again.
+TEST(ReplayTablesTest, TablesOutOfTheAssignmentsAreRetiredAfterRetention) {
+  TestDir dir;
+  ReplayTablesOptions options = Options(dir.path());
+  options.retention = absl::Hours(1);
+  const absl::Time t0 = absl::Now();
+  {
+    ReplayTables tables(options);
+    tables.Assign({ReplayAssignment("job-1"), ReplayAssignment("job-2")}, t0);
+    ASSERT_TRUE(tables.Insert(Insert("job-1", {3})).ok());
+    ASSERT_TRUE(tables.Insert(Insert("job-2", {4})).ok());
+    ASSERT_TRUE(tables.CheckpointAll().ok());
+    tables.Assign({ReplayAssignment("job-2")}, t0 + absl::Minutes(10));
+    EXPECT_EQ(tables.RetireUnassigned(t0 + absl::Minutes(50)), 0);
+    EXPECT_TRUE(std::filesystem::exists(dir.path() + "/replay/job-1"));
+    EXPECT_EQ(tables.RetireUnassigned(t0 + absl::Minutes(61)), 1);
+    EXPECT_FALSE(std::filesystem::exists(dir.path() + "/replay/job-1"));
+    v1::GetStatsRequest get;
+    get.set_job_id("job-1");
+    EXPECT_TRUE(absl::IsNotFound(tables.GetStats(get).status()));
+    get.set_job_id("job-2");
+    EXPECT_EQ(tables.GetStats(get)->trajectories(), 1);  // still assigned
+    EXPECT_EQ(tables.RetireUnassigned(t0 + absl::Hours(30)), 0);
+    ASSERT_TRUE(tables.CheckpointAll().ok());  // nothing of job-1 comes back
+    EXPECT_FALSE(std::filesystem::exists(dir.path() + "/replay/job-1"));
+  }
+  ReplayTables restarted(options);
+  ASSERT_EQ(*restarted.LoadAll(), 1);  // job-2
+  EXPECT_EQ(restarted.RetireUnassigned(absl::Now() + absl::Minutes(30)), 0);
+  EXPECT_EQ(restarted.RetireUnassigned(absl::Now() + absl::Minutes(61)), 1);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/replay/job-2"));
+  options.retention = absl::ZeroDuration();  // for ever
+  ReplayTables kept(options);
+  ASSERT_TRUE(kept.Insert(Insert("job-3", {3})).ok());
+  EXPECT_EQ(kept.RetireUnassigned(absl::Now() + absl::Hours(1000)), 0);
+}
+
+// All tables share max_total_bytes: a second table halves the first's
+// limit, and its oldest games go.
+TEST(ReplayTablesTest, TablesShareTheTotalMemory) {
+  const int64_t game = TrajectoryBytes(MakeTrajectory(10));
+  ReplayTablesOptions options = Options("");
+  options.default_capacity = 1000;
+  options.max_total_bytes = 8 * game;
+  ReplayTables tables(options);
+  ASSERT_TRUE(
+      tables.Insert(Insert("job-1", {10, 10, 10, 10, 10, 10, 10})).ok());
+  v1::GetStatsRequest get;
+  get.set_job_id("job-1");
+  EXPECT_EQ(tables.GetStats(get)->trajectories(), 7);
+  EXPECT_EQ(tables.GetStats(get)->max_bytes(), 8 * game);
+  ASSERT_TRUE(tables.Insert(Insert("job-2", {10})).ok());
+  EXPECT_EQ(tables.GetStats(get)->max_bytes(), 4 * game);
+  EXPECT_EQ(tables.GetStats(get)->trajectories(), 4);
+  int64_t total = 0;
+  for (const JobReplayStats& job : tables.AllStats()) total += job.stats.bytes();
+  EXPECT_LE(total, options.max_total_bytes);
+}
+
 TEST(ReplayTablesTest, DamagedCheckpointIsSetAsideNotFatal) {
   TestDir dir;
   {

@@ -1,7 +1,7 @@
 // The prefetch queue keeps the learner fed: it fills up to its capacity
 // while nobody asks, hands batches out without waiting, asks the replay
 // again after "not ready" and backs off while it is away.
-#include "learner/prefetch_queue.h"
+#include "worker/prefetch_queue.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include "absl/synchronization/mutex.h"
 #include "gmock/gmock.h"
 
-namespace mmapzero::learner {
+namespace mmapzero::worker {
 namespace {
 
 using ::testing::HasSubstr;
@@ -81,4 +81,4 @@ TEST(PrefetchQueueTest, WaitsWhileNotReadyAndBacksOffWhileAway) {
 }
 
 }  // namespace
-}  // namespace mmapzero::learner
+}  // namespace mmapzero::worker

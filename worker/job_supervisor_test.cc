@@ -2,18 +2,20 @@
 // thread throws (LibTorch reports errors as exceptions) is stopped, not
 // restarted, and reported as the job's fatal error, so the coordinator
 // takes this worker off it; the worker process and its other work go on.
-#include "actor/job_supervisor.h"
+// A start refused as Unavailable is tried again; one fenced out (Aborted)
+// is neither reported nor retried.
+#include "worker/job_supervisor.h"
 
 #include <atomic>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
-#include "actor/test_cluster.h"
+#include "worker/test_cluster.h"
 #include "common/rpc/crash_guard.h"
 #include "gtest/gtest.h"
 
-namespace mmapzero::actor {
+namespace mmapzero::worker {
 namespace {
 
 class ThrowingJob final : public SupervisedJob {
@@ -64,6 +66,72 @@ TEST(JobSupervisorTest, AJobThatThrowsIsStoppedReportedAndNotRestarted) {
   supervisor.Stop(absl::ZeroDuration());
 }
 
+// A job that idles until stopped.
+class IdleJob final : public SupervisedJob {
+ public:
+  void Update(const v1::Assignment&) override {}
+  void Stop(absl::Duration) override {}
+};
+
+// A running job of a real coordinator and an actor session that holds it.
+class JobSupervisorStartTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    job_ = cluster_.SubmitRunningJob(TinyConfig());
+    auto session = rpc::WorkerSession::Start(
+        {.coordinator = cluster_.coordinator_address(),
+         .role = v1::WORKER_ROLE_ACTOR,
+         .address = "",
+         .capacity = 1,
+         .name = "supervised-actor",
+         .rpc_deadline = absl::Seconds(5)});
+    ASSERT_TRUE(session.ok()) << session.status();
+    session_ = *std::move(session);
+  }
+
+  TestCluster cluster_{"drop-all"};
+  std::string job_;
+  std::unique_ptr<rpc::WorkerSession> session_;
+};
+
+// Unavailable from the factory (a busy checkpoint fence) is no failure: the
+// job is asked for again and starts once the factory can.
+TEST_F(JobSupervisorStartTest, AnUnavailableStartIsTriedAgain) {
+  std::atomic<int> tries{0};
+  JobSupervisor supervisor(
+      session_.get(), v1::WORKER_ROLE_ACTOR,
+      [&](const v1::Assignment&)
+          -> absl::StatusOr<std::shared_ptr<SupervisedJob>> {
+        if (++tries < 3) return absl::UnavailableError("fence busy");
+        return std::make_shared<IdleJob>();
+      });
+  ASSERT_TRUE(WaitFor([&] { return supervisor.JobIds().size() == 1; }));
+  EXPECT_EQ(tries.load(), 3);
+  EXPECT_EQ(cluster_.Job(job_).actors(), 1);  // its lease kept throughout
+  supervisor.Stop(absl::ZeroDuration());
+}
+
+// Aborted from the factory (a newer lease epoch holds the job's state) is
+// no failure either: nothing is reported, and the job is not started again
+// under the same epoch.
+TEST_F(JobSupervisorStartTest, AFencedStartIsNeitherReportedNorRetried) {
+  std::atomic<int> tries{0};
+  JobSupervisor supervisor(
+      session_.get(), v1::WORKER_ROLE_ACTOR,
+      [&](const v1::Assignment&)
+          -> absl::StatusOr<std::shared_ptr<SupervisedJob>> {
+        ++tries;
+        return absl::AbortedError("fenced");
+      });
+  ASSERT_TRUE(WaitFor([&] { return tries.load() == 1; }));
+  absl::SleepFor(absl::Seconds(2));  // several rounds and heartbeats
+  EXPECT_EQ(tries.load(), 1);
+  EXPECT_TRUE(supervisor.JobIds().empty());
+  EXPECT_EQ(cluster_.Job(job_).state(), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(cluster_.Job(job_).error(), "");
+  supervisor.Stop(absl::ZeroDuration());
+}
+
 TEST(CrashGuardTest, ReturnsWhatEscapedAndNothingOtherwise) {
   EXPECT_EQ(rpc::RunCatchingCrash("job-1", [] {}), "");
   EXPECT_EQ(rpc::RunCatchingCrash(
@@ -79,4 +147,4 @@ TEST(CrashGuardTest, ReturnsWhatEscapedAndNothingOtherwise) {
 }
 
 }  // namespace
-}  // namespace mmapzero::actor
+}  // namespace mmapzero::worker

@@ -1,4 +1,4 @@
-#include "learner/prefetch_queue.h"
+#include "worker/prefetch_queue.h"
 
 #include <algorithm>
 #include <utility>
@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/rpc/backoff.h"
 
-namespace mmapzero::learner {
+namespace mmapzero::worker {
 
 PrefetchQueue::PrefetchQueue(Sampler sampler, PrefetchOptions options)
     : sampler_(std::move(sampler)), options_([&options] {
@@ -99,4 +99,4 @@ bool PrefetchQueue::AwaitQueued(int queued, absl::Duration timeout) const {
   return mu_.AwaitWithTimeout(absl::Condition(&enough), timeout);
 }
 
-}  // namespace mmapzero::learner
+}  // namespace mmapzero::worker

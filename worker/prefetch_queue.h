@@ -10,8 +10,8 @@
 //    backoff (backoff.h), reset by the next success.
 // The last failure is kept for Next's DeadlineExceeded message and stats().
 // Thread-safe; the destructor stops and joins the thread.
-#ifndef MMAPZERO_LEARNER_PREFETCH_QUEUE_H_
-#define MMAPZERO_LEARNER_PREFETCH_QUEUE_H_
+#ifndef MMAPZERO_WORKER_PREFETCH_QUEUE_H_
+#define MMAPZERO_WORKER_PREFETCH_QUEUE_H_
 
 #include <cstdint>
 #include <deque>
@@ -23,9 +23,9 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "learner/batch_source.h"
+#include "worker/batch_source.h"
 
-namespace mmapzero::learner {
+namespace mmapzero::worker {
 
 struct PrefetchOptions {
   int capacity = 4;  // batches held, >= 1
@@ -73,6 +73,6 @@ class PrefetchQueue final : public BatchSource {
   std::jthread thread_;  // last: started after the fields it uses
 };
 
-}  // namespace mmapzero::learner
+}  // namespace mmapzero::worker
 
-#endif  // MMAPZERO_LEARNER_PREFETCH_QUEUE_H_
+#endif  // MMAPZERO_WORKER_PREFETCH_QUEUE_H_

@@ -18,8 +18,8 @@
 //   for at most `timeout`, then stops; whatever is left is dropped.
 //
 // Thread-safety: thread-safe.
-#ifndef MMAPZERO_ACTOR_JOB_OUTBOX_H_
-#define MMAPZERO_ACTOR_JOB_OUTBOX_H_
+#ifndef MMAPZERO_WORKER_JOB_OUTBOX_H_
+#define MMAPZERO_WORKER_JOB_OUTBOX_H_
 
 #include <grpcpp/channel.h>
 
@@ -39,7 +39,7 @@
 #include "proto/solution.pb.h"
 #include "proto/worker.pb.h"
 
-namespace mmapzero::actor {
+namespace mmapzero::worker {
 
 // Sends one solution to the coordinator (WorkerSession::ReportSolution).
 using SolutionReporter =
@@ -129,6 +129,6 @@ class JobOutbox {
   std::jthread thread_;  // last: started after the fields it reads
 };
 
-}  // namespace mmapzero::actor
+}  // namespace mmapzero::worker
 
-#endif  // MMAPZERO_ACTOR_JOB_OUTBOX_H_
+#endif  // MMAPZERO_WORKER_JOB_OUTBOX_H_

@@ -1,4 +1,4 @@
-#include "actor/job_supervisor.h"
+#include "worker/job_supervisor.h"
 
 #include <algorithm>
 #include <utility>
@@ -8,7 +8,7 @@
 #include "common/rpc/crash_guard.h"
 #include "common/rpc/log_line.h"
 
-namespace mmapzero::actor {
+namespace mmapzero::worker {
 namespace {
 
 // How often the assignments are looked at when nothing changed.
@@ -53,6 +53,7 @@ void JobSupervisor::Stop(absl::Duration drain) {
     if (stopped_) return;
     stopped_ = true;
     jobs.swap(jobs_);
+    epochs_.clear();
   }
   // One drain time for all jobs, not one each.
   const absl::Time deadline = absl::Now() + drain;
@@ -95,35 +96,65 @@ void JobSupervisor::Run(std::stop_token stop) {
 }
 
 void JobSupervisor::Reconcile(const std::vector<v1::Assignment>& assignments) {
-  absl::flat_hash_set<std::string> assigned;
+  absl::flat_hash_map<std::string, int64_t> assigned;  // job -> lease epoch
   std::vector<std::shared_ptr<SupervisedJob>> gone;
   std::vector<std::string> gone_ids;
-  std::vector<bool> gone_crashed;  // its failure is in failed_
+  std::vector<std::string> gone_why;  // "crashed": its failure is in failed_
   std::vector<v1::Assignment> fresh;
   {
     absl::MutexLock lock(&mu_);
     for (const v1::Assignment& assignment : assignments) {
       if (assignment.role() != role_) continue;
-      assigned.insert(assignment.job_id());
-      auto it = jobs_.find(assignment.job_id());
+      const std::string& id = assignment.job_id();
+      assigned[id] = assignment.lease_epoch();
+      auto it = jobs_.find(id);
+      const auto fenced = fenced_.find(id);
       if (it != jobs_.end()) {
-        it->second->Update(assignment);
-      } else if (!failed_.contains(assignment.job_id()) &&
+        if (epochs_[id] == assignment.lease_epoch()) {
+          it->second->Update(assignment);
+        }
+      } else if (!failed_.contains(id) &&
+                 (fenced == fenced_.end() ||
+                  fenced->second != assignment.lease_epoch()) &&
                  assignment.has_workload() && assignment.has_config()) {
         fresh.push_back(assignment);
       }
     }
     for (auto it = jobs_.begin(); it != jobs_.end();) {
+      const std::string& id = it->first;
       const std::string crash = it->second->fatal_error();
-      if (assigned.contains(it->first) && crash.empty()) {
+      const std::string fenced = it->second->fenced();
+      const auto want = assigned.find(id);
+      const bool renewed = want != assigned.end() && want->second != epochs_[id];
+      if (want != assigned.end() && !renewed && crash.empty() &&
+          fenced.empty()) {
         ++it;
         continue;
       }
-      if (!crash.empty()) RecordFailureLocked(it->first, crash);
-      gone_ids.push_back(it->first);
-      gone_crashed.push_back(!crash.empty());
+      std::string why = "unassigned";
+      if (!crash.empty()) {
+        RecordFailureLocked(id, crash);
+        why = "crashed";
+      } else if (!fenced.empty()) {
+        fenced_[id] = epochs_[id];
+        why = "fenced";
+      } else if (renewed) {
+        why = "lease_renewed";
+      }
+      gone_ids.push_back(id);
+      gone_why.push_back(why);
       gone.push_back(std::move(it->second));
+      epochs_.erase(id);
       jobs_.erase(it++);
+    }
+    // A fence holds for its epoch only.
+    for (auto it = fenced_.begin(); it != fenced_.end();) {
+      const auto want = assigned.find(it->first);
+      if (want == assigned.end() || want->second != it->second) {
+        fenced_.erase(it++);
+      } else {
+        ++it;
+      }
     }
     // A failure is kept (and reported) while the job stays assigned and for
     // kRememberFailure after: the coordinator drops the lease when it hears
@@ -146,10 +177,11 @@ void JobSupervisor::Reconcile(const std::vector<v1::Assignment>& assignments) {
     gone[i]->Stop(stop_drain_);
     // A crashed job's counters carry its fatal error to the coordinator;
     // they go when the failure is forgotten (the failed_ sweep above).
-    const bool crashed = gone_crashed[i];
-    if (!crashed) session_->ClearCounters(gone_ids[i]);
+    // Cleared counters also make the coordinator send a renewed job's
+    // workload and config again.
+    if (gone_why[i] != "crashed") session_->ClearCounters(gone_ids[i]);
     rpc::LogLine("info", "job_stopped",
-                 {{"job", gone_ids[i]}, {"why", crashed ? "crashed" : "unassigned"}});
+                 {{"job", gone_ids[i]}, {"why", gone_why[i]}});
   }
   for (const v1::Assignment& assignment : fresh) {
     absl::StatusOr<std::shared_ptr<SupervisedJob>> job =
@@ -158,6 +190,19 @@ void JobSupervisor::Reconcile(const std::vector<v1::Assignment>& assignments) {
         assignment.job_id(), [&] { job = factory_(assignment); });
     if (!crash.empty()) job = absl::InternalError(crash);
     absl::MutexLock lock(&mu_);
+    if (absl::IsUnavailable(job.status())) {  // asked again next round
+      rpc::LogLine("warning", "job_start_deferred",
+                   {{"job", assignment.job_id()},
+                    {"message", std::string(job.status().message())}});
+      continue;
+    }
+    if (absl::IsAborted(job.status())) {  // another worker holds it now
+      fenced_[assignment.job_id()] = assignment.lease_epoch();
+      rpc::LogLine("warning", "fenced",
+                   {{"job", assignment.job_id()},
+                    {"message", std::string(job.status().message())}});
+      continue;
+    }
     if (!job.ok()) {
       const std::string error = job.status().ToString();
       rpc::LogLine("error", "job_failed_to_start",
@@ -166,6 +211,7 @@ void JobSupervisor::Reconcile(const std::vector<v1::Assignment>& assignments) {
       continue;
     }
     jobs_[assignment.job_id()] = *std::move(job);
+    epochs_[assignment.job_id()] = assignment.lease_epoch();
     rpc::LogLine("info", "job_started",
                  {{"job", assignment.job_id()},
                   {"role", v1::WorkerRole_Name(role_)},
@@ -174,4 +220,4 @@ void JobSupervisor::Reconcile(const std::vector<v1::Assignment>& assignments) {
   }
 }
 
-}  // namespace mmapzero::actor
+}  // namespace mmapzero::worker

@@ -7,11 +7,22 @@
 // (a learner or replay takeover) are passed on. A job that cannot start
 // (bad workload or config) is reported to the coordinator as the job's
 // fatal_error, which gives its lease up, and is not tried again while it
-// stays assigned. Shared by actor/ and reanalyse/.
+// stays assigned. Two outcomes are not failures:
+//  - a factory that answers Unavailable (e.g. the job's checkpoint fence
+//    is busy) is asked again at the next round;
+//  - a job fenced out by a newer lease epoch (the factory answers Aborted,
+//    or the running job's fenced() turns non-empty) is stopped and not
+//    started again under that epoch, and reports nothing: the job goes on
+//    with the worker that holds it now (common/base/lease_fence.h).
+// A running job whose assignment comes back with another lease_epoch (the
+// lease lapsed and was granted again) is stopped and its counters cleared,
+// so the next heartbeat omits it and the coordinator sends the workload
+// and config again; it then starts afresh. Shared by actor/, learner/ and
+// reanalyse/.
 //
 // Thread-safety: thread-safe.
-#ifndef MMAPZERO_ACTOR_JOB_SUPERVISOR_H_
-#define MMAPZERO_ACTOR_JOB_SUPERVISOR_H_
+#ifndef MMAPZERO_WORKER_JOB_SUPERVISOR_H_
+#define MMAPZERO_WORKER_JOB_SUPERVISOR_H_
 
 #include <functional>
 #include <memory>
@@ -28,7 +39,7 @@
 #include "common/rpc/worker_session.h"
 #include "proto/worker.pb.h"
 
-namespace mmapzero::actor {
+namespace mmapzero::worker {
 
 // One job a worker works on.
 class SupervisedJob {
@@ -41,7 +52,10 @@ class SupervisedJob {
   // What ended the job's thread when an exception escaped it
   // (rpc/crash_guard.h), else "". The supervisor then reports it as the
   // job's fatal error and stops the job.
-  std::string fatal_error() const ABSL_LOCKS_EXCLUDED(crash_mu_);
+  virtual std::string fatal_error() const ABSL_LOCKS_EXCLUDED(crash_mu_);
+  // Non-empty when a newer lease epoch has claimed the job's state: the
+  // supervisor stops it without reporting a failure.
+  virtual std::string fenced() const { return ""; }
 
  protected:
   // Runs `body` as the job's thread, keeping what escapes it.
@@ -91,6 +105,10 @@ class JobSupervisor {
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<SupervisedJob>> jobs_
       ABSL_GUARDED_BY(mu_);
+  // The lease epoch each running job started under.
+  absl::flat_hash_map<std::string, int64_t> epochs_ ABSL_GUARDED_BY(mu_);
+  // Jobs fenced out, with the epoch: not started again under it.
+  absl::flat_hash_map<std::string, int64_t> fenced_ ABSL_GUARDED_BY(mu_);
   // Jobs that failed to start or crashed here: not started again, their
   // error reported, until a minute after they are no longer assigned.
   struct Failure {
@@ -102,6 +120,6 @@ class JobSupervisor {
   std::jthread thread_;  // last
 };
 
-}  // namespace mmapzero::actor
+}  // namespace mmapzero::worker
 
-#endif  // MMAPZERO_ACTOR_JOB_SUPERVISOR_H_
+#endif  // MMAPZERO_WORKER_JOB_SUPERVISOR_H_

@@ -1,4 +1,4 @@
-#include "actor/job_outbox.h"
+#include "worker/job_outbox.h"
 
 #include <grpcpp/client_context.h>
 
@@ -13,7 +13,7 @@
 #include "common/rpc/client_channel.h"
 #include "common/rpc/log_line.h"
 
-namespace mmapzero::actor {
+namespace mmapzero::worker {
 namespace {
 
 // How long the thread sleeps with nothing to do before looking again.
@@ -223,4 +223,4 @@ bool JobOutbox::SendBatch() {
   return true;
 }
 
-}  // namespace mmapzero::actor
+}  // namespace mmapzero::worker

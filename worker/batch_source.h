@@ -2,8 +2,8 @@
 // for Learner::Step(positions) (common/model/learner.h). In the service a
 // PrefetchQueue over the replay service's SampleBatch; in unit tests an
 // in-process fake.
-#ifndef MMAPZERO_LEARNER_BATCH_SOURCE_H_
-#define MMAPZERO_LEARNER_BATCH_SOURCE_H_
+#ifndef MMAPZERO_WORKER_BATCH_SOURCE_H_
+#define MMAPZERO_WORKER_BATCH_SOURCE_H_
 
 #include <vector>
 
@@ -11,7 +11,7 @@
 #include "absl/time/time.h"
 #include "common/agent/replay_buffer.h"
 
-namespace mmapzero::learner {
+namespace mmapzero::worker {
 
 // One training batch: each position's trajectory holds at least the steps
 // its targets read (a replay window: the position is step 0).
@@ -25,6 +25,6 @@ class BatchSource {
   virtual absl::StatusOr<Batch> Next(absl::Duration timeout) = 0;
 };
 
-}  // namespace mmapzero::learner
+}  // namespace mmapzero::worker
 
-#endif  // MMAPZERO_LEARNER_BATCH_SOURCE_H_
+#endif  // MMAPZERO_WORKER_BATCH_SOURCE_H_

@@ -1,17 +1,17 @@
 // The outbox against an in-test ReplayService on a loopback port: batches,
 // drop-oldest while replay is away, retries, a bounded drain, and solution
 // reports only for improvements.
-#include "actor/job_outbox.h"
+#include "worker/job_outbox.h"
 
 #include <atomic>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "actor/test_cluster.h"
+#include "worker/test_cluster.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace mmapzero::actor {
+namespace mmapzero::worker {
 namespace {
 
 using ::testing::ElementsAre;
@@ -209,4 +209,4 @@ TEST_F(JobOutboxTest, RetriesAReportTheCoordinatorDidNotGet) {
 }
 
 }  // namespace
-}  // namespace mmapzero::actor
+}  // namespace mmapzero::worker

@@ -5,8 +5,8 @@
 // submitted job runs and an actor or reanalyse worker started against the
 // coordinator gets both addresses in its assignment. The fakes record what
 // they are sent. Shared by actor_tests and reanalyse_tests.
-#ifndef MMAPZERO_ACTOR_TEST_CLUSTER_H_
-#define MMAPZERO_ACTOR_TEST_CLUSTER_H_
+#ifndef MMAPZERO_WORKER_TEST_CLUSTER_H_
+#define MMAPZERO_WORKER_TEST_CLUSTER_H_
 
 #include <grpcpp/server_context.h>
 
@@ -35,7 +35,7 @@
 #include "proto/parameters.grpc.pb.h"
 #include "proto/replay.grpc.pb.h"
 
-namespace mmapzero::actor {
+namespace mmapzero::worker {
 
 // Records inserts; hands stored trajectories to reanalyse; records target
 // updates. set_available(false) answers UNAVAILABLE (replay away).
@@ -295,6 +295,6 @@ class TestCluster {
   rpc::StartedServer peers_;
 };
 
-}  // namespace mmapzero::actor
+}  // namespace mmapzero::worker
 
-#endif  // MMAPZERO_ACTOR_TEST_CLUSTER_H_
+#endif  // MMAPZERO_WORKER_TEST_CLUSTER_H_

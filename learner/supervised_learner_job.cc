@@ -1,0 +1,82 @@
+#include "learner/supervised_learner_job.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/synchronization/notification.h"
+
+namespace mmapzero::learner {
+
+SupervisedLearnerJob::SupervisedLearnerJob(
+    std::string job_id, std::unique_ptr<ReplaySampler> sampler,
+    std::unique_ptr<LearnerJob> job, rpc::WorkerSession* session,
+    ParameterServiceImpl* parameters, absl::Duration report_interval)
+    : job_id_(std::move(job_id)),
+      sampler_(std::move(sampler)),
+      job_(std::move(job)),
+      session_(session),
+      parameters_(parameters) {
+  Report();
+  reporter_ = std::jthread([this, report_interval](std::stop_token stop) {
+    absl::Mutex wake_mu;
+    absl::CondVar wake;
+    std::stop_callback on_stop(stop, [&] {
+      absl::MutexLock lock(&wake_mu);
+      wake.Signal();
+    });
+    while (!stop.stop_requested()) {
+      {
+        absl::MutexLock lock(&wake_mu);
+        if (stop.stop_requested()) break;
+        wake.WaitWithTimeout(&wake_mu, report_interval);
+      }
+      if (!stop.stop_requested()) Report();
+    }
+  });
+}
+
+SupervisedLearnerJob::~SupervisedLearnerJob() { Stop(absl::ZeroDuration()); }
+
+void SupervisedLearnerJob::Update(const v1::Assignment& assignment) {
+  sampler_->SetAddress(assignment.replay_address());
+}
+
+void SupervisedLearnerJob::Stop(absl::Duration /*drain*/) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopped_) return;
+    stopped_ = true;
+  }
+  if (reporter_.joinable()) {
+    reporter_.request_stop();
+    reporter_.join();
+  }
+  job_->Stop();  // checkpoints
+  Report();      // the final step, for a heartbeat that may still go out
+  if (parameters_ != nullptr) parameters_->Remove(job_id_);
+}
+
+std::string SupervisedLearnerJob::fatal_error() const {
+  return job_->progress().fatal_error;
+}
+
+std::string SupervisedLearnerJob::fenced() const {
+  return job_->progress().fenced;
+}
+
+void SupervisedLearnerJob::Report() {
+  const LearnerProgress progress = job_->progress();
+  // A crash is reported by the supervisor, a fenced job not at all.
+  if (!progress.fatal_error.empty() || !progress.fenced.empty()) return;
+  v1::JobCounters counters;
+  counters.set_job_id(job_id_);
+  counters.set_learner_step(progress.step);
+  counters.set_parameter_version(
+      std::max<int64_t>(0, progress.parameter_version));
+  for (const auto& [term, value] : progress.losses) {
+    (*counters.mutable_losses())[term] = value;
+  }
+  session_->SetCounters(counters);
+}
+
+}  // namespace mmapzero::learner
