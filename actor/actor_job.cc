@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "actor/job_networks.h"
+#include "worker/networks/job_networks.h"
 #include "common/agent/trajectory_proto.h"
 #include "common/base/status_macros.h"
 #include "common/game/program.h"
@@ -33,12 +33,12 @@ absl::StatusOr<std::shared_ptr<ActorJob>> ActorJob::Start(
     return absl::InvalidArgumentError("actor job: no worker session");
   }
   const MuZeroConfig& config = assignment.config();
-  absl::StatusOr<JobNetworks> networks =
-      CreateJobNetworks(job_id, config, options.parameter_poll);
+  absl::StatusOr<worker::JobNetworks> networks =
+      worker::CreateJobNetworks(job_id, config, options.parameter_poll);
   if (!networks.ok()) return networks.status();
   absl::StatusOr<std::shared_ptr<const game::Program>> program =
       game::Program::Create(assignment.workload());
-  if (!program.ok()) return InJob(job_id, program.status());
+  if (!program.ok()) return worker::InJob(job_id, program.status());
 
   std::shared_ptr<ActorJob> job(
       new ActorJob(job_id, options, std::move(networks->poller)));
@@ -72,7 +72,7 @@ absl::StatusOr<std::shared_ptr<ActorJob>> ActorJob::Start(
   absl::StatusOr<std::unique_ptr<model::SelfPlay>> self_play =
       model::SelfPlay::Create(*program, std::move(networks->network),
                               std::move(play));
-  if (!self_play.ok()) return InJob(job_id, self_play.status());
+  if (!self_play.ok()) return worker::InJob(job_id, self_play.status());
   job->self_play_ = *std::move(self_play);
   if (options.metrics != nullptr) {
     job->self_play_->set_inference_observer(
@@ -89,7 +89,7 @@ absl::StatusOr<std::shared_ptr<ActorJob>> ActorJob::Start(
 }
 
 ActorJob::ActorJob(std::string job_id, const ActorJobOptions& options,
-                   std::unique_ptr<ParameterPoller> poller)
+                   std::unique_ptr<worker::ParameterPoller> poller)
     : job_id_(std::move(job_id)),
       options_(options),
       poller_(std::move(poller)),

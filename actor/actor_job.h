@@ -29,7 +29,7 @@
 #include "actor/actor_metrics.h"
 #include "worker/job_outbox.h"
 #include "worker/job_supervisor.h"
-#include "actor/parameter_poller.h"
+#include "worker/networks/parameter_poller.h"
 #include "common/model/self_play.h"
 #include "common/rpc/worker_session.h"
 #include "proto/worker.pb.h"
@@ -70,7 +70,7 @@ class ActorJob final : public worker::SupervisedJob {
 
  private:
   ActorJob(std::string job_id, const ActorJobOptions& options,
-           std::unique_ptr<ParameterPoller> poller);
+           std::unique_ptr<worker::ParameterPoller> poller);
   void Play(std::stop_token stop);
   // The SelfPlay sink: one finished game.
   void OnGame(const game::MMapGame& game, agent::Trajectory trajectory);
@@ -81,7 +81,7 @@ class ActorJob final : public worker::SupervisedJob {
 
   const std::string job_id_;
   const ActorJobOptions options_;
-  std::unique_ptr<ParameterPoller> poller_;
+  std::unique_ptr<worker::ParameterPoller> poller_;
   worker::JobOutbox outbox_;
   std::unique_ptr<model::SelfPlay> self_play_;  // the play thread's
   // The highest return offered so far (the play thread's): only a game

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "actor/job_networks.h"
+#include "worker/networks/job_networks.h"
 #include "common/agent/trajectory_proto.h"
 #include "common/model/self_play.h"
 #include "common/rpc/backoff.h"
@@ -35,8 +35,8 @@ absl::StatusOr<std::shared_ptr<ReanalyseJob>> ReanalyseJob::Start(
     return absl::InvalidArgumentError("reanalyse job: no worker session");
   }
   const MuZeroConfig& config = assignment.config();
-  absl::StatusOr<actor::JobNetworks> networks =
-      actor::CreateJobNetworks(job_id, config, options.parameter_poll);
+  absl::StatusOr<worker::JobNetworks> networks =
+      worker::CreateJobNetworks(job_id, config, options.parameter_poll);
   if (!networks.ok()) return networks.status();
   std::shared_ptr<ReanalyseJob> job(
       new ReanalyseJob(job_id, options, config, std::move(networks->network),
@@ -52,7 +52,7 @@ ReanalyseJob::ReanalyseJob(std::string job_id,
                            const ReanalyseJobOptions& options,
                            const MuZeroConfig& config,
                            model::MuZeroNetwork network,
-                           std::unique_ptr<actor::ParameterPoller> poller)
+                           std::unique_ptr<worker::ParameterPoller> poller)
     : job_id_(std::move(job_id)),
       options_(options),
       network_(std::move(network)),

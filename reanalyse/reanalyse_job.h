@@ -8,7 +8,7 @@
 //      parameter version),
 // reporting the running count of reanalysed trajectories to the coordinator
 // (JobCounters.reanalysed). Parameters come from the job's learner through a
-// ParameterPoller (actor/parameter_poller.h); until the learner has
+// ParameterPoller (worker/networks/parameter_poller.h); until the learner has
 // published a version there is nothing to refresh targets with, so the job
 // waits. Every call has a deadline; while replay is away, or its table
 // cannot give trajectories yet, the job backs off.
@@ -27,7 +27,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "worker/job_supervisor.h"
-#include "actor/parameter_poller.h"
+#include "worker/networks/parameter_poller.h"
 #include "common/model/networks.h"
 #include "common/model/target_search.h"
 #include "common/rpc/worker_session.h"
@@ -72,7 +72,7 @@ class ReanalyseJob final : public worker::SupervisedJob {
  private:
   ReanalyseJob(std::string job_id, const ReanalyseJobOptions& options,
                const MuZeroConfig& config, model::MuZeroNetwork network,
-               std::unique_ptr<actor::ParameterPoller> poller);
+               std::unique_ptr<worker::ParameterPoller> poller);
   enum class RoundResult { kWorked, kIdle, kFailed };
   void Run();
   // One sample -> search -> update round.
@@ -88,7 +88,7 @@ class ReanalyseJob final : public worker::SupervisedJob {
   const ReanalyseJobOptions options_;
   model::MuZeroNetwork network_;  // searched with; the thread's own
   model::TargetSearch search_;    // shares network_
-  std::unique_ptr<actor::ParameterPoller> poller_;
+  std::unique_ptr<worker::ParameterPoller> poller_;
   int64_t version_ = 0;  // of network_; the thread's own
   uint64_t round_ = 0;   // the thread's own
 

@@ -3,8 +3,8 @@
 // searches with, and a ParameterPoller that fetches the learner's newest
 // parameters into a second network of the same architecture (its staging
 // copy). Errors name the job, as InJob does for the rest of a job's start.
-#ifndef MMAPZERO_ACTOR_JOB_NETWORKS_H_
-#define MMAPZERO_ACTOR_JOB_NETWORKS_H_
+#ifndef MMAPZERO_WORKER_NETWORKS_JOB_NETWORKS_H_
+#define MMAPZERO_WORKER_NETWORKS_JOB_NETWORKS_H_
 
 #include <memory>
 #include <string>
@@ -12,11 +12,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "actor/parameter_poller.h"
+#include "worker/networks/parameter_poller.h"
 #include "common/model/networks.h"
 #include "proto/muzero.pb.h"
 
-namespace mmapzero::actor {
+namespace mmapzero::worker {
 
 struct JobNetworks {
   model::MuZeroNetwork network;
@@ -32,6 +32,6 @@ absl::StatusOr<JobNetworks> CreateJobNetworks(const std::string& job_id,
 // `status` prefixed with "job JOB_ID: ", its code kept.
 absl::Status InJob(const std::string& job_id, const absl::Status& status);
 
-}  // namespace mmapzero::actor
+}  // namespace mmapzero::worker
 
-#endif  // MMAPZERO_ACTOR_JOB_NETWORKS_H_
+#endif  // MMAPZERO_WORKER_NETWORKS_JOB_NETWORKS_H_

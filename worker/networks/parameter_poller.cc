@@ -1,4 +1,4 @@
-#include "actor/parameter_poller.h"
+#include "worker/networks/parameter_poller.h"
 
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include "common/rpc/client_channel.h"
 #include "common/rpc/log_line.h"
 
-namespace mmapzero::actor {
+namespace mmapzero::worker {
 
 ParameterPoller::ParameterPoller(ParameterPollerOptions options,
                                  model::MuZeroNetwork staging)
@@ -110,4 +110,4 @@ bool ParameterPoller::PollOnce() {
   return true;
 }
 
-}  // namespace mmapzero::actor
+}  // namespace mmapzero::worker

@@ -1,11 +1,11 @@
-#include "actor/job_networks.h"
+#include "worker/networks/job_networks.h"
 
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/features/config_presets.h"
 
-namespace mmapzero::actor {
+namespace mmapzero::worker {
 
 absl::StatusOr<JobNetworks> CreateJobNetworks(const std::string& job_id,
                                               const MuZeroConfig& config,
@@ -34,4 +34,4 @@ absl::Status InJob(const std::string& job_id, const absl::Status& status) {
                       absl::StrCat("job ", job_id, ": ", status.message()));
 }
 
-}  // namespace mmapzero::actor
+}  // namespace mmapzero::worker

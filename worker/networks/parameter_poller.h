@@ -10,8 +10,8 @@
 // learner is away the polls back off.
 //
 // Thread-safety: thread-safe.
-#ifndef MMAPZERO_ACTOR_PARAMETER_POLLER_H_
-#define MMAPZERO_ACTOR_PARAMETER_POLLER_H_
+#ifndef MMAPZERO_WORKER_NETWORKS_PARAMETER_POLLER_H_
+#define MMAPZERO_WORKER_NETWORKS_PARAMETER_POLLER_H_
 
 #include <cstdint>
 #include <memory>
@@ -25,7 +25,7 @@
 #include "common/model/self_play.h"
 #include "common/rpc/parameter_client.h"
 
-namespace mmapzero::actor {
+namespace mmapzero::worker {
 
 struct ParameterPollerOptions {
   std::string job_id;
@@ -70,6 +70,6 @@ class ParameterPoller {
   std::jthread thread_;  // last: started after the fields it reads
 };
 
-}  // namespace mmapzero::actor
+}  // namespace mmapzero::worker
 
-#endif  // MMAPZERO_ACTOR_PARAMETER_POLLER_H_
+#endif  // MMAPZERO_WORKER_NETWORKS_PARAMETER_POLLER_H_
