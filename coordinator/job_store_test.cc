@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string_view>
 
+#include "common/base/small_disk_for_tests.h"
 #include "coordinator/test_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -284,6 +285,40 @@ TEST(JobStoreTest, LearnerEpochRisesAndSurvivesReopening) {
   ASSERT_TRUE(store.ok());
   EXPECT_EQ((*store)->GetJob(id)->learner_epoch, 2);
   EXPECT_EQ(*(*store)->NextLearnerEpoch(id), 3);
+}
+
+// A full disk: a write fails with an error naming the database and rolls
+// back whole; what was committed stays readable; writes succeed again once
+// there is space, and the file opens as before.
+TEST(JobStoreTest, FullDiskFailsWritesCleanlyAndRecovers) {
+  SmallDiskForTests disk(4 << 20);
+  if (!disk.mounted()) GTEST_SKIP() << "mounting a tmpfs needs root";
+  auto store = JobStore::Open(disk.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  const int64_t first =
+      *(*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25));
+  disk.Fill();
+  absl::Status failed;
+  for (int i = 0; i < 50 && failed.ok(); ++i) {  // until the WAL cannot grow
+    failed = (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25))
+                 .status();
+  }
+  ASSERT_FALSE(failed.ok());
+  EXPECT_THAT(std::string(failed.message()), HasSubstr("coordinator.db"));
+  EXPECT_THAT(std::string(failed.message()), HasSubstr("full"));
+  const auto jobs_when_full = (*store)->ListJobs();
+  ASSERT_TRUE(jobs_when_full.ok()) << jobs_when_full.status();
+  EXPECT_EQ((*store)->GetJob(first)->id, first);
+  disk.Free();
+  const auto again =
+      (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25));
+  ASSERT_TRUE(again.ok()) << again.status();
+  const size_t count = jobs_when_full->size() + 1;
+  store->reset();
+  auto reopened = JobStore::Open(disk.path());
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  EXPECT_EQ((*reopened)->ListJobs()->size(), count);
+  EXPECT_TRUE((*reopened)->GetBest(*again).ok());
 }
 
 TEST(JobStoreTest, RefusesAnotherSchemaVersion) {

@@ -20,6 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "common/base/small_disk_for_tests.h"
 #include "common/features/config_presets.h"
 #include "common/model/network_checkpoint.h"
 #include "common/model/self_play.h"
@@ -94,6 +95,10 @@ class FakeSource final : public worker::BatchSource {
   void Open() {
     absl::MutexLock lock(&mu_);
     open_ = true;
+  }
+  void Close() {
+    absl::MutexLock lock(&mu_);
+    open_ = false;
   }
 
  private:
@@ -338,6 +343,54 @@ TEST(LearnerJobTest, ALearnerWhoseLeasePassedStopsWithoutSaving) {
                              nullptr, nullptr);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ((*c)->progress().resumed_step, 3);
+}
+
+// A full disk: checkpoints fail with an error naming the folder while
+// training goes on, the last good checkpoint stays whole (a new learner
+// resumes from it), and checkpoints succeed again once there is space.
+TEST(LearnerJobTest, FullDiskKeepsTrainingAndTheLastCheckpoint) {
+  SmallDiskForTests disk(64 << 20);
+  if (!disk.mounted()) GTEST_SKIP() << "mounting a tmpfs needs root";
+  model::SetComputeThreads(1);
+  const std::string dir = disk.path() + "/job";
+  auto source = std::make_unique<FakeSource>(SmallConfig(), false);
+  FakeSource* gate = source.get();
+  auto job = LearnerJob::Start(Options(dir, 0), std::move(source), nullptr,
+                               nullptr);
+  ASSERT_TRUE(job.ok()) << job.status();
+  gate->Open();
+  while ((*job)->progress().checkpoints < 1) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  gate->Close();
+  absl::SleepFor(absl::Milliseconds(300));  // the step in flight ends
+  const std::string saved = StepLine(dir);
+  ASSERT_EQ(saved, "step 5\n");
+  disk.Fill();
+  gate->Open();
+  while ((*job)->progress().checkpoint_error.empty()) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  EXPECT_THAT((*job)->progress().checkpoint_error, HasSubstr(dir));
+  while ((*job)->progress().step < 12) absl::SleepFor(absl::Milliseconds(5));
+  (*job)->Stop();  // its final checkpoint fails too
+  EXPECT_EQ((*job)->progress().checkpoints, 1);
+  EXPECT_EQ(StepLine(dir), saved);
+
+  // The last good checkpoint is whole: a new learner resumes from it.
+  auto resumed = LearnerJob::Start(
+      Options(dir, 0), std::make_unique<FakeSource>(SmallConfig()), nullptr,
+      nullptr);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ((*resumed)->progress().resumed_step, 5);
+  disk.Free();
+  while ((*resumed)->progress().checkpoints < 1) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  (*resumed)->Stop();
+  EXPECT_TRUE((*resumed)->progress().checkpoint_error.empty());
+  EXPECT_EQ(StepLine(dir),
+            absl::StrCat("step ", (*resumed)->progress().step, "\n"));
 }
 
 TEST(LearnerJobTest, RefusesBadConfigsAndCheckpointsOfAnotherSize) {

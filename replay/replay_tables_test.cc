@@ -5,6 +5,7 @@
 #include <set>
 
 #include "absl/time/clock.h"
+#include "common/base/small_disk_for_tests.h"
 #include "coordinator/test_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -359,6 +360,40 @@ TEST(ReplayTablesTest, TablesShareTheTotalMemory) {
   int64_t total = 0;
   for (const JobReplayStats& job : tables.AllStats()) total += job.stats.bytes();
   EXPECT_LE(total, options.max_total_bytes);
+}
+
+// A full disk: the checkpoint fails with an error naming its file, the
+// table serves on, the last good checkpoint stays whole (a restart loads
+// it), and the next checkpoint succeeds once there is space.
+TEST(ReplayTablesTest, FullDiskKeepsTheLastCheckpointAndRecovers) {
+  SmallDiskForTests disk(2 << 20);
+  if (!disk.mounted()) GTEST_SKIP() << "mounting a tmpfs needs root";
+  const ReplayTablesOptions options = Options(disk.path());
+  ReplayTables tables(options);
+  v1::InsertTrajectoriesRequest games;
+  games.set_job_id("job-1");
+  for (int i = 0; i < 2; ++i) *games.add_trajectories() = MakeProto(20, 4096);
+  ASSERT_TRUE(tables.Insert(games).ok());
+  ASSERT_TRUE(tables.CheckpointAll().ok());
+  disk.Fill();
+  ASSERT_TRUE(tables.Insert(games).ok());  // 4 games now
+  const absl::Status full = tables.CheckpointAll();
+  ASSERT_FALSE(full.ok());
+  EXPECT_THAT(full.message(), HasSubstr(tables.TablePath("job-1")));
+  EXPECT_THAT(full.message(), HasSubstr("No space left on device"));
+  v1::GetStatsRequest get;
+  get.set_job_id("job-1");
+  EXPECT_EQ(tables.GetStats(get)->trajectories(), 4);  // serves on
+  {
+    ReplayTables restarted(options);
+    ASSERT_EQ(*restarted.LoadAll(), 1);
+    EXPECT_EQ(restarted.GetStats(get)->trajectories(), 2);
+  }
+  disk.Free();
+  ASSERT_TRUE(tables.CheckpointAll().ok());
+  ReplayTables recovered(options);
+  ASSERT_EQ(*recovered.LoadAll(), 1);
+  EXPECT_EQ(recovered.GetStats(get)->trajectories(), 4);
 }
 
 TEST(ReplayTablesTest, DamagedCheckpointIsSetAsideNotFatal) {
