@@ -1,13 +1,11 @@
 #include "learner/learner_worker.h"
 
-#include <algorithm>
 #include <chrono>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
-#include "common/rpc/crash_guard.h"
 #include "common/rpc/grpc_server.h"
 #include "common/rpc/log_line.h"
 #include "learner/replay_sampler.h"

@@ -31,8 +31,6 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
@@ -62,6 +60,7 @@ struct LearnerWorkerOptions {
   int prefetch_batches = 4;
   int max_chunk_bytes = 1 << 20;  // FetchParameters' default chunk
   absl::Duration replay_deadline = absl::Seconds(10);
+  // How often each job's step goes into the next heartbeat.
   absl::Duration poll_interval = absl::Milliseconds(200);
   torch::Device device = torch::kCPU;
 };
