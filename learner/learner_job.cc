@@ -174,7 +174,15 @@ void LearnerJob::Run(std::stop_token stop) {
   const std::string health = HealthCheckName(options_.job_id);
   rpc::ProcessHealth().Add(health, kMaxSilence);
   absl::Time wait_start = absl::Now();  // since the last step
+  const auto leased = [this] {
+    return !options_.lease_live || options_.lease_live();
+  };
   while (!stop.stop_requested() && !BudgetReached() && !fenced_) {
+    if (!leased()) {  // paused past the lease: no step until it is renewed
+      rpc::ProcessHealth().Succeeded(health);
+      absl::SleepFor(options_.batch_poll);
+      continue;
+    }
     absl::StatusOr<worker::Batch> batch = source_->Next(options_.batch_poll);
     if (!batch.ok()) {
       rpc::ProcessHealth().Succeeded(health);

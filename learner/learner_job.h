@@ -26,6 +26,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -56,6 +57,9 @@ struct LearnerJobOptions {
   // This grant of the learner lease (Assignment.lease_epoch); 0: unfenced
   // (a single learner, tests).
   int64_t lease_epoch = 0;
+  // Asked before each step; while false (the worker's leases lapsed, e.g.
+  // the process was paused past them) no step is taken. Empty: always.
+  std::function<bool()> lease_live;
   // How long one wait for a batch may block before stop is checked again.
   absl::Duration batch_poll = absl::Milliseconds(200);
 };

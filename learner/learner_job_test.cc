@@ -345,6 +345,31 @@ TEST(LearnerJobTest, ALearnerWhoseLeasePassedStopsWithoutSaving) {
   EXPECT_EQ((*c)->progress().resumed_step, 3);
 }
 
+// A learner paused past its lease takes no step until the lease is live
+// again (the worker session's count), so it does not train beside the
+// learner the job passed to before its heartbeat thread notices.
+TEST(LearnerJobTest, TakesNoStepWhileTheLeaseIsNotLive) {
+  model::SetComputeThreads(1);
+  std::atomic<bool> live{true};
+  LearnerJobOptions options = Options(FreshDir("learner_job_lease_live"), 0);
+  options.lease_live = [&] { return live.load(); };
+  auto job = LearnerJob::Start(
+      options, std::make_unique<FakeSource>(SmallConfig()), nullptr, nullptr);
+  ASSERT_TRUE(job.ok()) << job.status();
+  while ((*job)->progress().step < 2) absl::SleepFor(absl::Milliseconds(5));
+  live = false;
+  absl::SleepFor(absl::Milliseconds(200));  // a step in flight ends
+  const int64_t held = (*job)->progress().step;
+  absl::SleepFor(absl::Milliseconds(400));
+  EXPECT_EQ((*job)->progress().step, held);
+  EXPECT_FALSE((*job)->progress().stopped);
+  live = true;
+  while ((*job)->progress().step < held + 2) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  (*job)->Stop();
+}
+
 // A full disk: checkpoints fail with an error naming the folder while
 // training goes on, the last good checkpoint stays whole (a new learner
 // resumes from it), and checkpoints succeed again once there is space.

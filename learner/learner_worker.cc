@@ -126,7 +126,10 @@ absl::StatusOr<std::shared_ptr<worker::SupervisedJob>> LearnerWorker::StartJob(
            .publish_interval = options_.publish_interval,
            .checkpoint_interval = options_.checkpoint_interval,
            .device = options_.device,
-           .lease_epoch = assignment.lease_epoch()},
+           .lease_epoch = assignment.lease_epoch(),
+           .lease_live = [session = session_.get()] {
+             return session->LeasesLive();
+           }},
           std::move(queue), parameters_.get(), metrics_.get()));
   return std::make_shared<SupervisedLearnerJob>(
       assignment.job_id(), std::move(sampler), std::move(job), session_.get(),

@@ -243,6 +243,11 @@ int64_t WorkerSession::AwaitChange(int64_t seen, absl::Duration timeout) const {
   return version_;
 }
 
+bool WorkerSession::LeasesLive() const {
+  absl::MutexLock lock(&mu_);
+  return absl::Now() < leases_end_;
+}
+
 int64_t WorkerSession::version() const {
   absl::MutexLock lock(&mu_);
   return version_;

@@ -76,6 +76,11 @@ class WorkerSession {
   int64_t AwaitChange(int64_t seen, absl::Duration timeout) const
       ABSL_LOCKS_EXCLUDED(mu_);
   int64_t version() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Whether the leases of the last answered heartbeat can still be live
+  // (the same count that drops the assignments, read now): a job's loop
+  // asks it before each unit of work, so a worker that was paused past its
+  // leases does no more work before the heartbeat thread notices.
+  bool LeasesLive() const ABSL_LOCKS_EXCLUDED(mu_);
   // Heartbeats answered since Start (for tests and status).
   int64_t heartbeats() const ABSL_LOCKS_EXCLUDED(mu_);
 
