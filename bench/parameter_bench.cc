@@ -87,7 +87,7 @@ void PrintRow(const std::string& network, const std::string& call, size_t bytes,
 }
 
 void Run(const BenchNetwork& spec, int repeats,
-         learner::ParameterServiceImpl& service, rpc::ParameterClient& client) {
+         worker::ParameterStore& store, rpc::ParameterClient& client) {
   absl::StatusOr<MuZeroConfig> config =
       features::LoadMuZeroConfig(spec.preset, spec.overrides);
   Check(config.status());
@@ -103,7 +103,7 @@ void Run(const BenchNetwork& spec, int repeats,
       model::SerializeNetworkParameters(*network);
   Check(bytes.status());
   const size_t size = bytes->size();
-  service.Publish(kJob, 1, *bytes, model::kNetworkParametersFormat);
+  store.Publish(kJob, 1, *bytes, model::kNetworkParametersFormat);
   {  // the fetched bytes are the published ones
     absl::StatusOr<rpc::ParameterSnapshot> fetched = client.Fetch(kJob);
     Check(fetched.status());
@@ -135,7 +135,8 @@ void Run(const BenchNetwork& spec, int repeats,
 int Main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::max(1, std::atoi(argv[1])) : 50;
   model::SetComputeThreads(1);
-  learner::ParameterServiceImpl service;
+  worker::ParameterStore store;
+  learner::ParameterServiceImpl service(&store);
   absl::StatusOr<rpc::StartedServer> started =
       rpc::StartGrpcServer({.services = {&service},
                             .service_names = {"mmapzero.v1.ParameterService"}});
@@ -163,7 +164,7 @@ int Main(int argc, char** argv) {
       {"paper", "paper", {}},
   };
   for (const BenchNetwork& spec : networks) {
-    Run(spec, repeats, service, client);
+    Run(spec, repeats, store, client);
   }
   started->server->Shutdown();
   return 0;

@@ -51,7 +51,7 @@ bool HasCheckpoint(const std::string& dir) {
 
 absl::StatusOr<std::unique_ptr<LearnerJob>> LearnerJob::Start(
     LearnerJobOptions options, std::unique_ptr<worker::BatchSource> source,
-    ParameterServiceImpl* parameters, LearnerMetrics* metrics) {
+    worker::ParameterStore* parameters, LearnerMetrics* metrics) {
   if (options.publish_interval < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "publish_interval: must be >= 1, got ", options.publish_interval));
@@ -147,7 +147,7 @@ absl::StatusOr<std::unique_ptr<LearnerJob>> LearnerJob::Start(
 
 LearnerJob::LearnerJob(LearnerJobOptions options,
                        std::unique_ptr<worker::BatchSource> source,
-                       ParameterServiceImpl* parameters,
+                       worker::ParameterStore* parameters,
                        LearnerMetrics* metrics)
     : options_(std::move(options)),
       source_(std::move(source)),

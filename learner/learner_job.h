@@ -39,7 +39,7 @@
 #include "common/model/learner.h"
 #include "worker/batch_source.h"
 #include "learner/learner_metrics.h"
-#include "learner/parameter_service.h"
+#include "worker/parameter_store.h"
 #include "proto/muzero.pb.h"
 
 namespace mmapzero::learner {
@@ -93,7 +93,7 @@ class LearnerJob {
   // network size); Aborted when a newer lease epoch holds the checkpoints. `parameters` and `metrics` may be null; not owned.
   static absl::StatusOr<std::unique_ptr<LearnerJob>> Start(
       LearnerJobOptions options, std::unique_ptr<worker::BatchSource> source,
-      ParameterServiceImpl* parameters, LearnerMetrics* metrics);
+      worker::ParameterStore* parameters, LearnerMetrics* metrics);
   ~LearnerJob();  // Stop()
 
   // Ends training after the current step and writes the final checkpoint;
@@ -106,7 +106,7 @@ class LearnerJob {
 
  private:
   LearnerJob(LearnerJobOptions options, std::unique_ptr<worker::BatchSource> source,
-             ParameterServiceImpl* parameters, LearnerMetrics* metrics);
+             worker::ParameterStore* parameters, LearnerMetrics* metrics);
   void Run(std::stop_token stop);
   void Publish();
   void Checkpoint();
@@ -114,7 +114,7 @@ class LearnerJob {
 
   const LearnerJobOptions options_;
   std::unique_ptr<worker::BatchSource> source_;
-  ParameterServiceImpl* const parameters_;
+  worker::ParameterStore* const parameters_;
   LearnerMetrics* const metrics_;
   std::unique_ptr<model::Learner> learner_;  // used by the thread only
   int64_t checkpoint_interval_ = 0;

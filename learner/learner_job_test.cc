@@ -6,6 +6,7 @@
 // and trains from a PrefetchQueue with the metrics filled in.
 #include "common/model/compute_threads.h"
 #include "learner/learner_job.h"
+#include "learner/parameter_service.h"
 
 #include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
@@ -153,7 +154,7 @@ class RefusedSource final : public worker::BatchSource {
 TEST(LearnerJobTest, RefusedBatchesFailTheHealthCheckUntilTheJobStops) {
   model::SetComputeThreads(1);
   const std::string check = "learner_job_job-000001";
-  ParameterServiceImpl service;
+  worker::ParameterStore service;
   {
     auto waiting = LearnerJob::Start(
         Options(FreshDir("learner_job_waiting"), 0),
@@ -187,7 +188,7 @@ TEST(LearnerJobTest, RefusedBatchesFailTheHealthCheckUntilTheJobStops) {
 TEST(LearnerJobTest, TrainsToTheBudgetAndResumesAtTheSameStep) {
   model::SetComputeThreads(1);
   const std::string dir = FreshDir("learner_job_resume");
-  ParameterServiceImpl service;
+  worker::ParameterStore service;
   {
     auto job = LearnerJob::Start(Options(dir, 7),
                                  std::make_unique<FakeSource>(SmallConfig()),
@@ -208,7 +209,7 @@ TEST(LearnerJobTest, TrainsToTheBudgetAndResumesAtTheSameStep) {
 
   // A new learner (the lease passed): same step, same parameters, then on
   // to the larger budget.
-  ParameterServiceImpl other;
+  worker::ParameterStore other;
   auto source = std::make_unique<FakeSource>(SmallConfig(), /*open=*/false);
   FakeSource* gate = source.get();
   auto resumed =
@@ -237,14 +238,15 @@ TEST(LearnerJobTest, TrainsToTheBudgetAndResumesAtTheSameStep) {
 TEST(LearnerJobTest, PublishedSnapshotIsTheTrainedNetwork) {
   model::SetComputeThreads(1);
   const std::string dir = FreshDir("learner_job_publish");
-  ParameterServiceImpl service;
+  worker::ParameterStore store;
+  ParameterServiceImpl service(&store);
   absl::StatusOr<rpc::StartedServer> server =
       rpc::StartGrpcServer({.services = {&service},
                             .service_names = {"mmapzero.v1.ParameterService"}});
   ASSERT_TRUE(server.ok()) << server.status();
   auto job = LearnerJob::Start(Options(dir, 4),
                                std::make_unique<FakeSource>(SmallConfig()),
-                               &service, nullptr);
+                               &store, nullptr);
   ASSERT_TRUE(job.ok()) << job.status();
   ASSERT_TRUE((*job)->AwaitStopped(absl::Seconds(60)));
 
@@ -456,7 +458,7 @@ TEST(LearnerJobTest, TrainsFromAPrefetchQueueWithMetrics) {
         return SyntheticBatch(config, 8, sampled++);
       },
       worker::PrefetchOptions{.capacity = 2});
-  ParameterServiceImpl service;
+  worker::ParameterStore service;
   auto job = LearnerJob::Start(Options("", 6), std::move(queue), &service,
                                metrics->get());
   ASSERT_TRUE(job.ok()) << job.status();

@@ -61,13 +61,14 @@ absl::StatusOr<std::unique_ptr<LearnerWorker>> LearnerWorker::Start(
   const LearnerWorkerOptions& o = worker->options_;
   ASSIGN_OR_RETURN(worker->metrics_, LearnerMetrics::Start(o.metrics_listen));
   worker->metrics_->SetDevice(o.device.is_cuda() ? "cuda" : "cpu");
-  worker->parameters_ = std::make_unique<ParameterServiceImpl>(
+  worker->parameter_service_ = std::make_unique<ParameterServiceImpl>(
+      &worker->parameters_,
       ParameterServiceOptions{.default_chunk_bytes = o.max_chunk_bytes},
       worker->metrics_.get());
   ASSIGN_OR_RETURN(
       rpc::StartedServer started,
       rpc::StartGrpcServer({.listen = o.listen,
-                            .services = {worker->parameters_.get()},
+                            .services = {worker->parameter_service_.get()},
                             .service_names = ServiceNames()}));
   worker->server_ = std::move(started.server);
   worker->port_ = started.port;
@@ -130,10 +131,10 @@ absl::StatusOr<std::shared_ptr<worker::SupervisedJob>> LearnerWorker::StartJob(
            .lease_live = [session = session_.get()] {
              return session->LeasesLive();
            }},
-          std::move(queue), parameters_.get(), metrics_.get()));
+          std::move(queue), &parameters_, metrics_.get()));
   return std::make_shared<SupervisedLearnerJob>(
       assignment.job_id(), std::move(sampler), std::move(job), session_.get(),
-      parameters_.get(), options_.poll_interval);
+      &parameters_, options_.poll_interval);
 }
 
 std::map<std::string, LearnerProgress> LearnerWorker::Jobs() const {

@@ -88,7 +88,7 @@ class LearnerWorker {
   int port() const { return port_; }
   int metrics_port() const { return metrics_ ? metrics_->port() : 0; }
   const std::string& address() const { return address_; }
-  ParameterServiceImpl& parameters() { return *parameters_; }
+  const worker::ParameterStore& parameters() const { return parameters_; }
   LearnerMetrics& metrics() { return *metrics_; }
   // The jobs it trains now, with their progress.
   std::map<std::string, LearnerProgress> Jobs() const ABSL_LOCKS_EXCLUDED(mu_);
@@ -108,7 +108,8 @@ class LearnerWorker {
   std::string address_;
   int port_ = 0;
   std::unique_ptr<LearnerMetrics> metrics_;
-  std::unique_ptr<ParameterServiceImpl> parameters_;
+  worker::ParameterStore parameters_;  // what parameter_service_ serves
+  std::unique_ptr<ParameterServiceImpl> parameter_service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<rpc::WorkerSession> session_;
 

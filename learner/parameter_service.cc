@@ -1,71 +1,17 @@
 #include "learner/parameter_service.h"
 
 #include <algorithm>
-#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/rpc/grpc_status.h"
-#include "common/rpc/parameter_client.h"
 
 namespace mmapzero::learner {
 
-ParameterServiceImpl::ParameterServiceImpl(ParameterServiceOptions options,
+ParameterServiceImpl::ParameterServiceImpl(const worker::ParameterStore* store,
+                                           ParameterServiceOptions options,
                                            rpc::RpcObserver* observer)
-    : options_([&options] {
-        options.kept_versions = std::max(1, options.kept_versions);
-        return options;
-      }()),
-      observer_(observer) {}
-
-void ParameterServiceImpl::Publish(const std::string& job_id, int64_t version,
-                                   std::string bytes,
-                                   const std::string& format) {
-  Snapshot snapshot;
-  snapshot.version = version;
-  snapshot.format = format;
-  snapshot.crc32c = rpc::Crc32c(bytes);
-  snapshot.bytes = std::make_shared<const std::string>(std::move(bytes));
-  absl::MutexLock lock(&mu_);
-  std::deque<Snapshot>& snapshots = jobs_[job_id];
-  // A resumed job may publish a version again: the newest bytes win.
-  while (!snapshots.empty() && snapshots.back().version >= version) {
-    snapshots.pop_back();
-  }
-  snapshots.push_back(std::move(snapshot));
-  while (static_cast<int>(snapshots.size()) > options_.kept_versions) {
-    snapshots.pop_front();
-  }
-}
-
-void ParameterServiceImpl::Remove(const std::string& job_id) {
-  absl::MutexLock lock(&mu_);
-  jobs_.erase(job_id);
-}
-
-absl::StatusOr<ParameterServiceImpl::Snapshot> ParameterServiceImpl::Find(
-    const std::string& job_id, int64_t version) const {
-  absl::MutexLock lock(&mu_);
-  auto it = jobs_.find(job_id);
-  if (it == jobs_.end() || it->second.empty()) {
-    return absl::NotFoundError(
-        absl::StrCat("job_id: this learner does not train '", job_id, "'"));
-  }
-  if (version == 0) return it->second.back();
-  for (const Snapshot& snapshot : it->second) {
-    if (snapshot.version == version) return snapshot;
-  }
-  return absl::NotFoundError(absl::StrCat(
-      "version: ", version, " of job '", job_id, "' is no longer kept (latest ",
-      it->second.back().version, "): fetch the latest"));
-}
-
-absl::StatusOr<int64_t> ParameterServiceImpl::LatestVersion(
-    const std::string& job_id) const {
-  absl::StatusOr<Snapshot> snapshot = Find(job_id, 0);
-  if (!snapshot.ok()) return snapshot.status();
-  return snapshot->version;
-}
+    : store_(store), options_(options), observer_(observer) {}
 
 grpc::Status ParameterServiceImpl::GetLatestVersion(
     grpc::ServerContext* context, const v1::GetLatestVersionRequest* request,
@@ -73,7 +19,7 @@ grpc::Status ParameterServiceImpl::GetLatestVersion(
   return rpc::ServeUnary(
       "GetLatestVersion", *context, observer_,
       [&]() -> absl::StatusOr<v1::ParameterVersion> {
-        absl::StatusOr<Snapshot> snapshot = Find(request->job_id(), 0);
+        absl::StatusOr<worker::ParameterSnapshot> snapshot = store_->Find(request->job_id(), 0);
         if (!snapshot.ok()) return snapshot.status();
         v1::ParameterVersion version;
         version.set_job_id(request->job_id());
@@ -103,7 +49,7 @@ absl::Status ParameterServiceImpl::Stream(
     return absl::InvalidArgumentError(absl::StrCat(
         "version: must be >= 0 (0: the latest), got ", request.version()));
   }
-  absl::StatusOr<Snapshot> snapshot = Find(request.job_id(), request.version());
+  absl::StatusOr<worker::ParameterSnapshot> snapshot = store_->Find(request.job_id(), request.version());
   if (!snapshot.ok()) return snapshot.status();
   const int64_t chunk_bytes = request.max_chunk_bytes() > 0
                                   ? request.max_chunk_bytes()

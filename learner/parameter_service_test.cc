@@ -57,11 +57,12 @@ class Loopback {
 };
 
 TEST(ParameterServiceTest, SnapshotBiggerThanAChunkRoundTrips) {
-  ParameterServiceImpl service;
+  worker::ParameterStore store;
+  ParameterServiceImpl service(&store);
   Loopback loopback(&service);
   const std::string bytes = RandomBytes((3 << 20) + 12345, 1);  // 4 chunks
-  service.Publish("job-000001", 10, "old", "torch-archive-v1");
-  service.Publish("job-000001", 20, bytes, "torch-archive-v1");
+  store.Publish("job-000001", 10, "old", "torch-archive-v1");
+  store.Publish("job-000001", 20, bytes, "torch-archive-v1");
 
   rpc::ParameterClient client(loopback.channel());
   absl::StatusOr<int64_t> latest = client.LatestVersion("job-000001");
@@ -102,10 +103,11 @@ TEST(ParameterServiceTest, SnapshotBiggerThanAChunkRoundTrips) {
 }
 
 TEST(ParameterServiceTest, RefusesBadRequestsNamingTheField) {
-  ParameterServiceImpl service({.kept_versions = 2});
+  worker::ParameterStore store(/*kept_versions=*/2);
+  ParameterServiceImpl service(&store);
   Loopback loopback(&service);
   for (int version = 1; version <= 3; ++version) {
-    service.Publish("job-000001", version * 10, "x", "torch-archive-v1");
+    store.Publish("job-000001", version * 10, "x", "torch-archive-v1");
   }
   rpc::ParameterClient client(loopback.channel());
   absl::StatusOr<rpc::ParameterSnapshot> gone = client.Fetch("job-000001", 10);
@@ -128,7 +130,7 @@ TEST(ParameterServiceTest, RefusesBadRequestsNamingTheField) {
   EXPECT_THAT(status.error_message(), HasSubstr("max_chunk_bytes"));
   EXPECT_THAT(status.error_message(), HasSubstr("-5"));
 
-  service.Remove("job-000001");
+  store.Remove("job-000001");
   EXPECT_EQ(client.LatestVersion("job-000001").status().code(),
             absl::StatusCode::kNotFound);
 }

@@ -6,18 +6,12 @@
 #ifndef MMAPZERO_LEARNER_REPLAY_SAMPLER_H_
 #define MMAPZERO_LEARNER_REPLAY_SAMPLER_H_
 
-#include <grpcpp/channel.h>
-
-#include <cstdint>
-#include <memory>
 #include <string>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "worker/batch_source.h"
-#include "proto/replay.grpc.pb.h"
+#include "worker/replay_client.h"
 
 namespace mmapzero::learner {
 
@@ -35,18 +29,16 @@ class ReplaySampler {
   ReplaySampler(ReplaySamplerOptions options, const std::string& address);
 
   // "" (no replay server yet) makes Sample Unavailable.
-  void SetAddress(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);
-  std::string address() const ABSL_LOCKS_EXCLUDED(mu_);
+  void SetAddress(const std::string& address) { client_.SetAddress(address); }
+  std::string address() const { return client_.address(); }
 
   // One SampleBatch call: the replay's status (FailedPrecondition while
   // the table cannot start training), or the positions.
-  absl::StatusOr<worker::Batch> Sample() ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<worker::Batch> Sample();
 
  private:
   const ReplaySamplerOptions options_;
-  mutable absl::Mutex mu_;
-  std::string address_ ABSL_GUARDED_BY(mu_);
-  std::shared_ptr<v1::ReplayService::Stub> stub_ ABSL_GUARDED_BY(mu_);
+  worker::ReplayClient client_;
 };
 
 }  // namespace mmapzero::learner

@@ -17,7 +17,7 @@
 #include "absl/time/time.h"
 #include "common/rpc/worker_session.h"
 #include "learner/learner_job.h"
-#include "learner/parameter_service.h"
+#include "worker/parameter_store.h"
 #include "learner/replay_sampler.h"
 #include "worker/job_supervisor.h"
 
@@ -31,7 +31,7 @@ class SupervisedLearnerJob final : public worker::SupervisedJob {
                        std::unique_ptr<ReplaySampler> sampler,
                        std::unique_ptr<LearnerJob> job,
                        rpc::WorkerSession* session,
-                       ParameterServiceImpl* parameters,
+                       worker::ParameterStore* parameters,
                        absl::Duration report_interval);
   ~SupervisedLearnerJob() override;  // Stop
 
@@ -49,7 +49,7 @@ class SupervisedLearnerJob final : public worker::SupervisedJob {
   std::unique_ptr<ReplaySampler> sampler_;  // before job_: outlives it
   std::unique_ptr<LearnerJob> job_;
   rpc::WorkerSession* const session_;
-  ParameterServiceImpl* const parameters_;
+  worker::ParameterStore* const parameters_;
   absl::Mutex mu_;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   std::jthread reporter_;  // last: stopped first

@@ -1,8 +1,5 @@
 #include "reanalyse/reanalyse_job.h"
 
-#include <grpcpp/client_context.h>
-
-#include <chrono>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -10,7 +7,6 @@
 #include "common/agent/trajectory_proto.h"
 #include "common/model/self_play.h"
 #include "common/rpc/backoff.h"
-#include "common/rpc/client_channel.h"
 #include "common/rpc/log_line.h"
 #include "common/solvers/search_budget.h"
 
@@ -20,11 +16,6 @@ namespace {
 // The wait when there is nothing to do yet (no learner parameters, no
 // replay, an empty table).
 constexpr absl::Duration kIdleWait = absl::Milliseconds(500);
-
-void SetDeadline(grpc::ClientContext* context, absl::Duration deadline) {
-  context->set_deadline(std::chrono::system_clock::now() +
-                        absl::ToChronoMilliseconds(deadline));
-}
 
 }  // namespace
 
@@ -57,19 +48,14 @@ ReanalyseJob::ReanalyseJob(std::string job_id,
       options_(options),
       network_(std::move(network)),
       search_(config.search(), network_),
-      poller_(std::move(poller)) {}
+      poller_(std::move(poller)),
+      replay_(job_id_) {}
 
 ReanalyseJob::~ReanalyseJob() { Stop(absl::ZeroDuration()); }
 
 void ReanalyseJob::Update(const v1::Assignment& assignment) {
   poller_->SetAddress(assignment.parameter_address());
-  absl::MutexLock lock(&mu_);
-  if (assignment.replay_address() == address_) return;
-  address_ = assignment.replay_address();
-  stub_.reset();
-  if (!address_.empty()) {
-    stub_ = v1::ReplayService::NewStub(rpc::MakeClientChannel(address_));
-  }
+  replay_.SetAddress(assignment.replay_address());
 }
 
 void ReanalyseJob::Stop(absl::Duration drain) {
@@ -113,44 +99,28 @@ void ReanalyseJob::Run() {
 }
 
 ReanalyseJob::RoundResult ReanalyseJob::Round() {
-  std::shared_ptr<v1::ReplayService::Stub> stub;
-  {
-    absl::MutexLock lock(&mu_);
-    stub = stub_;
-  }
   if (poller_->published().CopyIfNewer(network_, &version_)) {
     rpc::LogLine("info", "parameters_adopted",
                  {{"job", job_id_}, {"version", absl::StrCat(version_)}});
     Publish();
   }
   // Nothing to refresh targets with before the learner's first version.
-  if (stub == nullptr || version_ <= 0) return RoundResult::kIdle;
+  if (!replay_.has_address() || version_ <= 0) return RoundResult::kIdle;
   v1::SampleForReanalyseRequest sample;
   sample.set_job_id(job_id_);
   sample.set_count(options_.trajectories_per_round);
   sample.set_seed(solvers::MixSeed(options_.seed, round_++, 0x4ea7));
-  v1::SampleForReanalyseResponse sampled;
-  grpc::ClientContext sample_context;
-  SetDeadline(&sample_context, options_.rpc_deadline);
-  const grpc::Status sample_status =
-      stub->SampleForReanalyse(&sample_context, sample, &sampled);
-  if (sample_status.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
-      (sample_status.ok() && sampled.trajectories().empty())) {
+  const absl::StatusOr<v1::SampleForReanalyseResponse> sampled =
+      replay_.SampleForReanalyse(sample, options_.rpc_deadline);
+  if (absl::IsFailedPrecondition(sampled.status()) ||
+      (sampled.ok() && sampled->trajectories().empty())) {
     return RoundResult::kIdle;
   }
-  if (!sample_status.ok()) {
-    rpc::LogLine("warning", "sample_failed",
-                 {{"job", job_id_},
-                  {"code", absl::StrCat(sample_status.error_code())},
-                  {"message", sample_status.error_message()}});
-    absl::MutexLock lock(&mu_);
-    ++stats_.failures;
-    return RoundResult::kFailed;
-  }
+  if (!sampled.ok()) return Failed("sample_failed", sampled.status());
   v1::UpdateTargetsRequest update;
   update.set_job_id(job_id_);
   int64_t steps = 0;
-  for (const v1::Trajectory& trajectory : sampled.trajectories()) {
+  for (const v1::Trajectory& trajectory : sampled->trajectories()) {
     v1::TargetUpdate target;
     if (Refresh(trajectory, &target)) {
       steps += target.root_values_size();
@@ -158,20 +128,10 @@ ReanalyseJob::RoundResult ReanalyseJob::Round() {
     }
   }
   if (update.updates().empty()) return RoundResult::kFailed;
-  v1::UpdateTargetsResponse updated;
-  grpc::ClientContext update_context;
-  SetDeadline(&update_context, options_.rpc_deadline);
-  const grpc::Status update_status =
-      stub->UpdateTargets(&update_context, update, &updated);
-  if (!update_status.ok()) {
-    rpc::LogLine("warning", "update_targets_failed",
-                 {{"job", job_id_},
-                  {"code", absl::StrCat(update_status.error_code())},
-                  {"message", update_status.error_message()}});
-    absl::MutexLock lock(&mu_);
-    ++stats_.failures;
-    return RoundResult::kFailed;
-  }
+  const absl::StatusOr<v1::UpdateTargetsResponse> result =
+      replay_.UpdateTargets(update, options_.rpc_deadline);
+  if (!result.ok()) return Failed("update_targets_failed", result.status());
+  const v1::UpdateTargetsResponse& updated = *result;
   {
     absl::MutexLock lock(&mu_);
     ++stats_.rounds;
@@ -185,6 +145,17 @@ ReanalyseJob::RoundResult ReanalyseJob::Round() {
   }
   Publish();
   return RoundResult::kWorked;
+}
+
+ReanalyseJob::RoundResult ReanalyseJob::Failed(const char* event,
+                                                const absl::Status& status) {
+  rpc::LogLine("warning", event,
+               {{"job", job_id_},
+                {"code", absl::StatusCodeToString(status.code())},
+                {"message", std::string(status.message())}});
+  absl::MutexLock lock(&mu_);
+  ++stats_.failures;
+  return RoundResult::kFailed;
 }
 
 bool ReanalyseJob::Refresh(const v1::Trajectory& proto,

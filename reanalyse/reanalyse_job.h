@@ -28,10 +28,10 @@
 #include "absl/time/time.h"
 #include "worker/job_supervisor.h"
 #include "worker/networks/parameter_poller.h"
+#include "worker/replay_client.h"
 #include "common/model/networks.h"
 #include "common/model/target_search.h"
 #include "common/rpc/worker_session.h"
-#include "proto/replay.grpc.pb.h"
 #include "proto/worker.pb.h"
 #include "reanalyse/reanalyse_metrics.h"
 
@@ -77,6 +77,9 @@ class ReanalyseJob final : public worker::SupervisedJob {
   void Run();
   // One sample -> search -> update round.
   RoundResult Round() ABSL_LOCKS_EXCLUDED(mu_);
+  // Logs a failed replay call as `event` and counts it.
+  RoundResult Failed(const char* event, const absl::Status& status)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // The targets of one sampled trajectory; false when it cannot be read
   // or searched (logged).
   bool Refresh(const v1::Trajectory& proto, v1::TargetUpdate* update);
@@ -92,9 +95,9 @@ class ReanalyseJob final : public worker::SupervisedJob {
   int64_t version_ = 0;  // of network_; the thread's own
   uint64_t round_ = 0;   // the thread's own
 
+  worker::ReplayClient replay_;  // thread-safe
+
   mutable absl::Mutex mu_;
-  std::string address_ ABSL_GUARDED_BY(mu_);
-  std::shared_ptr<v1::ReplayService::Stub> stub_ ABSL_GUARDED_BY(mu_);
   ReanalyseJobStats stats_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::jthread thread_;  // last

@@ -1,16 +1,12 @@
 #include "worker/job_outbox.h"
 
-#include <grpcpp/client_context.h>
-
 #include <algorithm>
-#include <chrono>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/rpc/backoff.h"
-#include "common/rpc/client_channel.h"
 #include "common/rpc/log_line.h"
 
 namespace mmapzero::worker {
@@ -22,20 +18,18 @@ constexpr absl::Duration kIdleWait = absl::Seconds(1);
 }  // namespace
 
 JobOutbox::JobOutbox(JobOutboxOptions options)
-    : options_(std::move(options)), worker_id_(options_.worker_id) {
+    : options_(std::move(options)),
+      replay_(options_.job_id),
+      worker_id_(options_.worker_id) {
   thread_ = std::jthread([this] { Run(); });
 }
 
 JobOutbox::~JobOutbox() { Drain(absl::ZeroDuration()); }
 
 void JobOutbox::SetReplayAddress(const std::string& address) {
+  if (address == replay_.address()) return;
+  replay_.SetAddress(address);
   absl::MutexLock lock(&mu_);
-  if (address == address_) return;
-  address_ = address;
-  stub_.reset();
-  if (!address.empty()) {
-    stub_ = v1::ReplayService::NewStub(rpc::MakeClientChannel(address));
-  }
   wake_ = true;
 }
 
@@ -98,7 +92,7 @@ OutboxStats JobOutbox::stats() const {
 }
 
 bool JobOutbox::HasWork() const {
-  return pending_.has_value() || (!queue_.empty() && stub_ != nullptr);
+  return pending_.has_value() || (!queue_.empty() && replay_.has_address());
 }
 
 absl::Duration JobOutbox::CallDeadline() const {
@@ -170,13 +164,11 @@ bool JobOutbox::SendReport() {
 
 bool JobOutbox::SendBatch() {
   v1::InsertTrajectoriesRequest request;
-  std::shared_ptr<v1::ReplayService::Stub> stub;
   uint64_t last_seq = 0;
   absl::Duration deadline;
   {
     absl::MutexLock lock(&mu_);
-    if (queue_.empty() || stub_ == nullptr) return false;
-    stub = stub_;
+    if (queue_.empty() || !replay_.has_address()) return false;
     request.set_job_id(options_.job_id);
     request.set_worker_id(worker_id_);
     const int n =
@@ -191,18 +183,14 @@ bool JobOutbox::SendBatch() {
     }
     deadline = CallDeadline();
   }
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() +
-                       absl::ToChronoMilliseconds(deadline));
-  v1::InsertTrajectoriesResponse response;
-  const grpc::Status status =
-      stub->InsertTrajectories(&context, request, &response);
+  const absl::StatusOr<v1::InsertTrajectoriesResponse> response =
+      replay_.InsertTrajectories(request, deadline);
   absl::MutexLock lock(&mu_);
-  if (!status.ok()) {
+  if (!response.ok()) {
+    const absl::Status& status = response.status();
     ++stats_.send_failures;
     // Replay refuses these trajectories: retrying cannot help.
-    if (status.error_code() == grpc::StatusCode::INVALID_ARGUMENT ||
-        status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+    if (absl::IsInvalidArgument(status) || absl::IsResourceExhausted(status)) {
       while (!queue_.empty() && queue_.front().seq <= last_seq) {
         queue_.pop_front();
         ++stats_.dropped;
@@ -210,9 +198,8 @@ bool JobOutbox::SendBatch() {
     }
     rpc::LogLine("warning", "insert_failed",
                  {{"job", options_.job_id},
-                  {"replay", address_},
-                  {"code", absl::StrCat(status.error_code())},
-                  {"message", status.error_message()}});
+                  {"code", absl::StatusCodeToString(status.code())},
+                  {"message", std::string(status.message())}});
     return false;
   }
   // Entries may have been dropped from the front meanwhile.

@@ -21,8 +21,6 @@
 #ifndef MMAPZERO_WORKER_JOB_OUTBOX_H_
 #define MMAPZERO_WORKER_JOB_OUTBOX_H_
 
-#include <grpcpp/channel.h>
-
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -35,9 +33,10 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "proto/replay.grpc.pb.h"
+#include "proto/replay.pb.h"
 #include "proto/solution.pb.h"
 #include "proto/worker.pb.h"
+#include "worker/replay_client.h"
 
 namespace mmapzero::worker {
 
@@ -114,11 +113,10 @@ class JobOutbox {
   bool HasWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const JobOutboxOptions options_;
+  ReplayClient replay_;  // thread-safe
 
   mutable absl::Mutex mu_;
   std::string worker_id_ ABSL_GUARDED_BY(mu_);
-  std::string address_ ABSL_GUARDED_BY(mu_);
-  std::shared_ptr<v1::ReplayService::Stub> stub_ ABSL_GUARDED_BY(mu_);
   std::deque<Queued> queue_ ABSL_GUARDED_BY(mu_);
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 0;
   std::optional<PendingReport> pending_ ABSL_GUARDED_BY(mu_);
