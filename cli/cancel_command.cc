@@ -1,6 +1,6 @@
-// `mmapctl cancel JOB [--reason TEXT] [--json]`: cancels a queued or
-// running job (CancelJob); cancelling a cancelled job again is fine, a done
-// or failed one is an error. Its best solution stays available (`best`).
+// `mmapctl cancel JOB [--reason TEXT] [--json]`: cancels a seeding, queued
+// or running job (CancelJob); cancelling a cancelled job again is fine, a
+// done or failed one is an error. Its best solution stays available (`best`).
 #include <iostream>
 #include <string>
 

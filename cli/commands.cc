@@ -48,7 +48,7 @@ const std::vector<Command>& AllCommands() {
       {"best", "best JOB --out SOLUTION [--svg layout.svg] [--json] [--bound]",
        "fetch a job's best solution, validate it here and write it", RunBest},
       {"cancel", "cancel JOB [--reason TEXT] [--json]",
-       "cancel a queued or running job", RunCancel},
+       "cancel a seeding, queued or running job", RunCancel},
       {"local",
        "local up|down|status [--data-dir DIR] [--actors N] [--reanalyse N] "
        "[--learner-jobs N] [--only coordinator,...] [--prometheus]",

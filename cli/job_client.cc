@@ -213,12 +213,27 @@ absl::StatusOr<v1::SubmitJobResponse> JobClient::Submit(
         Call(&v1::JobService::Stub::SubmitJob, request, "");
     const bool lost = absl::IsUnavailable(response.status()) ||
                       absl::IsDeadlineExceeded(response.status());
-    if (!lost || attempt == kSubmitAttempts) return response;
+    if (!lost || attempt == kSubmitAttempts) {
+      if (!response.ok()) return response;
+      return AwaitSeeded(*std::move(response));
+    }
     // The answer was lost, perhaps after the job was made: the same
     // request_id gets that job back instead of a second one.
     absl::SleepFor(wait);
     wait *= 2;
   }
+}
+
+v1::SubmitJobResponse JobClient::AwaitSeeded(v1::SubmitJobResponse submitted) {
+  const absl::Time give_up = absl::Now() + deadline_;
+  while (submitted.job().state() == v1::JOB_STATE_SEEDING &&
+         absl::Now() < give_up) {
+    absl::SleepFor(absl::Milliseconds(100));
+    absl::StatusOr<v1::JobStatus> now = Get(submitted.job_id());
+    if (!now.ok()) break;  // the job exists; say what the submit said
+    *submitted.mutable_job() = *std::move(now);
+  }
+  return submitted;
 }
 
 absl::StatusOr<v1::ListJobsResponse> JobClient::List(

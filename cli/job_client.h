@@ -72,7 +72,11 @@ class JobClient {
   // Gives the request a fresh request_id (NewRequestId) unless it has one,
   // and sends it up to kSubmitAttempts times while the answer is lost
   // (UNAVAILABLE, DEADLINE_EXCEEDED), 1 s, then 2 s apart: the coordinator
-  // makes one job per request_id, so a resend never makes a second.
+  // makes one job per request_id, so a resend never makes a second. The
+  // job exists from the first answer, SEEDING; Submit then waits (up to
+  // the --timeout deadline) for its seed solve, so the answer carries the
+  // heuristic's figure and the job has a best; a job still seeding then
+  // comes back as it is.
   static constexpr int kSubmitAttempts = 3;
   absl::StatusOr<v1::SubmitJobResponse> Submit(v1::SubmitJobRequest request);
   absl::StatusOr<v1::ListJobsResponse> List(const v1::ListJobsRequest& request);
@@ -90,6 +94,9 @@ class JobClient {
       const std::function<void(const v1::JobProgress&)>& on_progress);
 
  private:
+  // `submitted` with its job's status once that has left SEEDING, or as
+  // it is after the deadline.
+  v1::SubmitJobResponse AwaitSeeded(v1::SubmitJobResponse submitted);
   // `status` as an absl::Status whose message names the job or the
   // coordinator.
   absl::Status Error(const grpc::Status& status,

@@ -22,7 +22,7 @@ namespace mmapzero::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "list [--state queued,running,done,cancelled,failed] [--limit N] "
+    "list [--state seeding,queued,running,done,cancelled,failed] [--limit N] "
     "[--coordinator HOST:PORT] [--json]";
 
 absl::StatusOr<v1::JobState> ParseState(const std::string& text) {
@@ -35,7 +35,7 @@ absl::StatusOr<v1::JobState> ParseState(const std::string& text) {
   }
   return absl::InvalidArgumentError(
       absl::StrCat("--state: unknown state '", text,
-                   "' (queued, running, done, cancelled, failed)"));
+                   "' (seeding, queued, running, done, cancelled, failed)"));
 }
 
 // "12m 3s" of running (or of waiting, while queued).

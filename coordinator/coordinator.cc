@@ -9,6 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/random_hex.h"
 #include "common/base/status_macros.h"
+#include "common/rpc/enum_names.h"
+#include "common/rpc/log_line.h"
 #include "common/rpc/parameter_client.h"
 #include "common/rpc/start_worker_id.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -60,8 +62,26 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Open(
   if (!options.clock) options.clock = [] { return absl::Now(); };
   ASSIGN_OR_RETURN(std::unique_ptr<JobStore> store,
                    JobStore::Open(options.data_dir));
-  return std::unique_ptr<Coordinator>(
+  ASSIGN_OR_RETURN(const std::vector<JobRecord> jobs, store->ListJobs());
+  std::unique_ptr<Coordinator> coordinator(
       new Coordinator(std::move(options), std::move(store)));
+  Coordinator* raw = coordinator.get();
+  const int solves = coordinator->options_.max_seed_solves;
+  coordinator->seeds_ = std::make_unique<SeedQueue>(
+      solves, kSeedsWaitingPerSolve * solves,
+      [raw](int64_t job_id) { raw->SeedJob(job_id); });
+  // Jobs submitted before a stop whose seed solve never ran: oldest first.
+  for (auto it = jobs.rbegin(); it != jobs.rend(); ++it) {
+    if (it->state != v1::JOB_STATE_SEEDING) continue;
+    RETURN_IF_ERROR(coordinator->seeds_->Add(it->id, /*force=*/true));
+    rpc::LogLine("info", "seed_requeued", {{"job", FormatJobId(it->id)}});
+  }
+  return coordinator;
+}
+
+Coordinator::~Coordinator() {
+  Close();
+  if (seeds_ != nullptr) seeds_->Stop();
 }
 
 int64_t Coordinator::NowMs() const {
@@ -117,9 +137,14 @@ absl::StatusOr<v1::JobStatus> Coordinator::StatusLocked(const JobRecord& job) {
   status.set_simulations(counters.simulations);
   status.set_reanalysed(counters.reanalysed);
 
-  ASSIGN_OR_RETURN(const BestSolution best, store_->GetBest(job.id));
-  status.set_best_normalised_return(best.solution.normalised_return());
-  status.set_best_solver(best.solution.solver().name());
+  // None yet while seeding without a start.
+  const absl::StatusOr<BestSolution> best = store_->GetBest(job.id);
+  if (best.ok()) {
+    status.set_best_normalised_return(best->solution.normalised_return());
+    status.set_best_solver(best->solution.solver().name());
+  } else if (!absl::IsNotFound(best.status())) {
+    return best.status();
+  }
 
   ASSIGN_OR_RETURN(const std::vector<Lease> leases, store_->ListLeases());
   const int64_t now = NowMs();
@@ -207,30 +232,15 @@ Coordinator::EarlierSubmitLocked(const SubmitKey& key) {
 }
 
 absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
-    const v1::SubmitJobRequest& request,
-    const std::function<bool()>& caller_gone) {
+    const v1::SubmitJobRequest& request) {
   RETURN_IF_ERROR(CheckSubmittedWorkload(request));
   ASSIGN_OR_RETURN(const v1::Budget budget, CheckBudget(request.budget()));
   ASSIGN_OR_RETURN(const MuZeroConfig config, TrainingConfigOf(request));
   const std::optional<SubmitKey> key = SubmitKeyOf(request);
-  if (key.has_value()) {  // a resent submit costs no seed solve
-    absl::MutexLock lock(&mu_);
-    RETURN_IF_ERROR(CheckOpenLocked());
-    ASSIGN_OR_RETURN(std::optional<v1::SubmitJobResponse> earlier,
-                     EarlierSubmitLocked(*key));
-    if (earlier.has_value()) return *std::move(earlier);
-  }
   const Workload& workload = request.workload();
-  // Outside the lock: the seed solve may take a while on a large workload;
-  // at most max_seed_solves at once.
-  ASSIGN_OR_RETURN(
-      const SeedSolveSlots::Slot slot,
-      seed_slots_.Acquire(2 * options_.heuristic_budget, caller_gone));
-  ASSIGN_OR_RETURN(Solution seed, SolveSeed(workload, options_.seed_solver,
-                                            options_.heuristic_budget));
-  // A submitted start is checked as a report is; it is the first best when
-  // it beats the seed (the seed's return stays the job's floor figure).
-  std::optional<Solution> start;
+  // A submitted start is checked as a report is (outside the lock); it is
+  // the job's first best until a better seed replaces it.
+  std::optional<BestSolution> start;
   if (request.has_start()) {
     absl::StatusOr<Solution> verified =
         VerifySolution(workload, request.start());
@@ -238,48 +248,106 @@ absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
       return absl::InvalidArgumentError(
           absl::StrCat("start: ", verified.status().message()));
     }
-    start = *std::move(verified);
-  }
-  if (caller_gone && caller_gone()) {
-    return absl::CancelledError(
-        "the caller went away during the seed solve; no job was made");
+    start.emplace();
+    start->solution = *std::move(verified);
+    start->worker_id = std::string(rpc::kStartWorkerId);
   }
 
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
-  if (key.has_value()) {  // the same key sent twice at once: the first wins
+  if (key.has_value()) {  // a resent submit gets the job the first made
     ASSIGN_OR_RETURN(std::optional<v1::SubmitJobResponse> earlier,
                      EarlierSubmitLocked(*key));
     if (earlier.has_value()) return *std::move(earlier);
   }
+  // Refused before anything is stored; only this method adds (under mu_),
+  // so the room checked here is still there below.
+  RETURN_IF_ERROR(seeds_->CheckRoom());
   JobRecord job;
   job.uid = RandomHex128();  // never reused, unlike job ids
   job.name = request.name().empty() ? workload.name() : request.name();
-  job.state = v1::JOB_STATE_QUEUED;
+  job.state = v1::JOB_STATE_SEEDING;
   job.config = config;
   job.budget = budget;
   job.workload_name = workload.name();
   job.num_buffers = workload.buffers_size();
   job.created_ms = NowMs();
-  job.heuristic_normalised_return = seed.normalised_return();
-  BestSolution best;
-  best.found_ms = job.created_ms;
-  if (start.has_value() &&
-      start->normalised_return() > seed.normalised_return()) {
-    best.solution = *std::move(start);
-    best.worker_id = std::string(rpc::kStartWorkerId);
-  } else {
-    best.solution = std::move(seed);
-  }
-  ASSIGN_OR_RETURN(job.id, store_->CreateJob(job, workload, best,
-                                             key.has_value() ? &*key : nullptr));
+  if (start.has_value()) start->found_ms = job.created_ms;
+  ASSIGN_OR_RETURN(
+      job.id, store_->CreateJob(job, workload,
+                                start.has_value() ? &*start : nullptr,
+                                key.has_value() ? &*key : nullptr));
   workloads_[job.id] = std::make_shared<const Workload>(workload);
-  NoteChangeLocked(job.id, /*best=*/true);
+  NoteChangeLocked(job.id, /*best=*/start.has_value());
+  // Cannot fail after CheckRoom but by a stop, which leaves the job
+  // SEEDING for the next coordinator to seed.
+  if (const absl::Status queued = seeds_->Add(job.id); !queued.ok()) {
+    rpc::LogLine("warning", "seed_not_queued",
+                 {{"job", FormatJobId(job.id)},
+                  {"error", std::string(queued.message())}});
+  }
 
   v1::SubmitJobResponse response;
   response.set_job_id(FormatJobId(job.id));
   ASSIGN_OR_RETURN(*response.mutable_job(), StatusLocked(job));
   return response;
+}
+
+void Coordinator::SeedJob(int64_t job_id) {
+  std::shared_ptr<const Workload> workload;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return;  // seeded by the next coordinator
+    absl::StatusOr<JobRecord> job = JobLocked(job_id);
+    if (!job.ok() || job->state != v1::JOB_STATE_SEEDING) return;
+    absl::StatusOr<std::shared_ptr<const Workload>> loaded =
+        WorkloadLocked(job_id);
+    if (loaded.ok()) workload = *std::move(loaded);
+  }
+  absl::StatusOr<Solution> seed =
+      workload == nullptr
+          ? absl::StatusOr<Solution>(
+                absl::DataLossError("the stored workload cannot be read"))
+          : SolveSeed(*workload, options_.seed_solver,
+                      options_.heuristic_budget);
+
+  absl::MutexLock lock(&mu_);
+  if (closed_) return;
+  absl::StatusOr<JobRecord> job = JobLocked(job_id);
+  // Cancelled while seeding: it stays cancelled.
+  if (!job.ok() || job->state != v1::JOB_STATE_SEEDING) return;
+  const absl::Status stored = store_->InTransaction(
+      [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
+        if (!seed.ok()) {
+          return FinishLocked(
+              *job, v1::JOB_STATE_FAILED,
+              absl::StrCat("seed solve: ", seed.status().message()));
+        }
+        job->state = v1::JOB_STATE_QUEUED;
+        job->heuristic_normalised_return = seed->normalised_return();
+        RETURN_IF_ERROR(store_->UpdateJob(*job));
+        const absl::StatusOr<BestSolution> start = store_->GetBest(job_id);
+        if (!start.ok() && !absl::IsNotFound(start.status())) {
+          return start.status();
+        }
+        // The seed is the first best unless a submitted start beats it.
+        if (start.ok() &&
+            start->solution.normalised_return() > seed->normalised_return()) {
+          return absl::OkStatus();
+        }
+        BestSolution best;
+        best.job_id = job_id;
+        best.solution = *std::move(seed);
+        best.found_ms = job->created_ms;
+        return store_->PutBest(best);
+      });
+  if (!stored.ok()) {
+    rpc::LogLine("error", "seed_not_stored",
+                 {{"job", FormatJobId(job_id)},
+                  {"error", std::string(stored.message())}});
+    return;
+  }
+  NoteChangeLocked(job_id, /*best=*/true);
 }
 
 absl::StatusOr<v1::ListJobsResponse> Coordinator::ListJobs(
@@ -320,7 +388,7 @@ absl::StatusOr<v1::JobStatus> Coordinator::CancelJob(
     return absl::FailedPreconditionError(
         absl::StrCat("job_id: job '", request.job_id(), "' is ",
                      v1::JobState_Name(job.state),
-                     "; only a queued or running job can be cancelled"));
+                     "; only a seeding, queued or running job can be cancelled"));
   }
   if (job.state != v1::JOB_STATE_CANCELLED) {
     const std::string reason =
@@ -343,8 +411,16 @@ absl::StatusOr<v1::GetBestSolutionResponse> Coordinator::GetBestSolution(
   ASSIGN_OR_RETURN(const int64_t id, ParseJobId("job_id", request.job_id()));
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
-  RETURN_IF_ERROR(JobLocked(id).status());
-  ASSIGN_OR_RETURN(BestSolution best, store_->GetBest(id));
+  ASSIGN_OR_RETURN(const JobRecord job, JobLocked(id));
+  absl::StatusOr<BestSolution> found = store_->GetBest(id);
+  if (absl::IsNotFound(found.status())) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "job_id: job '", request.job_id(), "' is ",
+        rpc::JobStateName(job.state),
+        " and has no solution yet: its seed solve has not run; try again "
+        "in a few seconds"));
+  }
+  ASSIGN_OR_RETURN(BestSolution best, std::move(found));
   v1::GetBestSolutionResponse response;
   *response.mutable_solution() = std::move(best.solution);
   response.set_worker_id(best.worker_id);

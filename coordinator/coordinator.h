@@ -5,12 +5,14 @@
 // goes to the JobStore (SQLite) before a call returns, so a restarted
 // coordinator on the same data directory carries on where it stopped.
 //
-// Job life: queued -> running (when a learner takes its lease) -> done
-// (budget spent) / cancelled / failed (the learner reported a fatal error).
+// Job life: seeding (made by SubmitJob; its seed solve runs on the seed
+// queue) -> queued (seeded: the seed is its first best) -> running (when a
+// learner takes its lease) -> done (budget spent) / cancelled / failed (the
+// seed solve or the learner reported a fatal error).
 //
 // Thread-safety: every method is thread-safe; one mutex serialises access
-// to the store. The heuristic seed solve and solution validation run
-// outside it.
+// to the store. The seed solves (on the seed queue's threads) and solution
+// validation run outside it.
 #ifndef MMAPZERO_COORDINATOR_COORDINATOR_H_
 #define MMAPZERO_COORDINATOR_COORDINATOR_H_
 
@@ -30,7 +32,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "coordinator/job_store.h"
-#include "coordinator/seed_solve_slots.h"
+#include "coordinator/seed_queue.h"
 #include "proto/job.pb.h"
 #include "proto/worker.pb.h"
 
@@ -46,8 +48,9 @@ struct CoordinatorOptions {
   // common/solvers/solver.h; tests use "drop-all" for a beatable seed.
   std::string seed_solver = "heuristic";
   absl::Duration heuristic_budget = absl::Seconds(10);
-  // Seed solves at once (seed_solve_slots.h); a submission beyond them
-  // waits up to twice heuristic_budget, then is refused RESOURCE_EXHAUSTED.
+  // Seed solves at once (seed_queue.h); at most kSeedsWaitingPerSolve
+  // times as many submitted jobs wait for theirs, and a submission beyond
+  // them is refused RESOURCE_EXHAUSTED before any job is made.
   int32_t max_seed_solves = 2;
   // Lease expiry, budgets and timestamps read this clock. Test seam: a
   // fake clock makes leases expire without waiting. Default absl::Now.
@@ -77,14 +80,17 @@ class Coordinator {
   static absl::StatusOr<std::unique_ptr<Coordinator>> Open(
       CoordinatorOptions options);
 
-  // JobService. `caller_gone`, when given, is asked after the seed solve
-  // (which may take seconds): once the caller has gone (cancelled, past its
-  // deadline, killed), no job is made, so a submit that failed for its
-  // caller never creates one later.
+  static constexpr int kSeedsWaitingPerSolve = 16;
+
+  // Stops the seed queue (a running seed solve ends first).
+  ~Coordinator();
+
+  // JobService. SubmitJob makes the job at once, SEEDING, and queues its
+  // seed solve; the job is QUEUED with the seed as its best once that has
+  // run (FAILED when it cannot). A submitted start is checked here and is
+  // the first best until a better seed replaces it.
   absl::StatusOr<v1::SubmitJobResponse> SubmitJob(
-      const v1::SubmitJobRequest& request,
-      const std::function<bool()>& caller_gone = nullptr)
-      ABSL_LOCKS_EXCLUDED(mu_);
+      const v1::SubmitJobRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<v1::ListJobsResponse> ListJobs(
       const v1::ListJobsRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<v1::JobStatus> GetJob(const v1::GetJobRequest& request)
@@ -116,6 +122,12 @@ class Coordinator {
   // (and the LiveWorkers() entries of workers long silent).
   absl::Status Tick() ABSL_LOCKS_EXCLUDED(mu_);
 
+  // Waits until no seed solve is queued or running (tests); false after
+  // `timeout`.
+  bool AwaitSeeded(absl::Duration timeout) const {
+    return seeds_->AwaitIdle(timeout);
+  }
+
   // Every job's status, newest first (metrics).
   absl::StatusOr<std::vector<v1::JobStatus>> AllJobs() ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -136,9 +148,14 @@ class Coordinator {
   };
 
   Coordinator(CoordinatorOptions options, std::unique_ptr<JobStore> store)
-      : options_(std::move(options)),
-        seed_slots_(options_.max_seed_solves),
-        store_(std::move(store)) {}
+      : options_(std::move(options)), store_(std::move(store)) {}
+
+  // The seed queue's work for one job: the seed solve outside the lock,
+  // then the job QUEUED with the seed as its best when it beats the start
+  // (FAILED naming the solver's error). A job cancelled meanwhile stays
+  // cancelled; one the store could not update stays SEEDING and is seeded
+  // again by the next coordinator.
+  void SeedJob(int64_t job_id) ABSL_LOCKS_EXCLUDED(mu_);
 
   int64_t NowMs() const;
   absl::Status CheckOpenLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
@@ -178,7 +195,6 @@ class Coordinator {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const CoordinatorOptions options_;
-  SeedSolveSlots seed_slots_;  // thread-safe; SubmitJob outside mu_
   mutable absl::Mutex mu_;
   std::unique_ptr<JobStore> store_ ABSL_GUARDED_BY(mu_);
   // Parsed workloads by job, loaded on first use.
@@ -187,6 +203,8 @@ class Coordinator {
   absl::flat_hash_map<int64_t, Changes> changes_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   std::map<int64_t, WorkerView> worker_views_ ABSL_GUARDED_BY(mu_);
+  // Thread-safe. Last: its threads call SeedJob, so it stops first.
+  std::unique_ptr<SeedQueue> seeds_;
 };
 
 }  // namespace mmapzero::coordinator

@@ -41,8 +41,8 @@ class JobCollector final : public prometheus::Collectable {
         ScrapedFamily("mmapzero_job_workers", "Live leases on the job by role",
                       MetricType::Gauge);
     for (const v1::JobState state :
-         {v1::JOB_STATE_QUEUED, v1::JOB_STATE_RUNNING, v1::JOB_STATE_DONE,
-          v1::JOB_STATE_CANCELLED, v1::JOB_STATE_FAILED}) {
+         {v1::JOB_STATE_SEEDING, v1::JOB_STATE_QUEUED, v1::JOB_STATE_RUNNING,
+          v1::JOB_STATE_DONE, v1::JOB_STATE_CANCELLED, v1::JOB_STATE_FAILED}) {
       int count = 0;
       for (const v1::JobStatus& job : *jobs) count += job.state() == state;
       AddSample(&states, {{"state", rpc::JobStateName(state)}}, count);

@@ -15,8 +15,10 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
 #include "common/features/config_presets.h"
 #include "common/rpc/loopback_http.h"
 #include "common/validate/validator.h"
@@ -79,6 +81,7 @@ class CoordinatorServerTest : public ::testing::Test {
     options.coordinator.data_dir = dir_.path();
     options.coordinator.seed_solver = seed_solver;
     options.coordinator.heuristic_budget = seed_budget_;
+    options.coordinator.max_seed_solves = max_seed_solves_;
     options.coordinator.heartbeat_interval = absl::Seconds(1);
     options.coordinator.lease_ttl = absl::Seconds(5);
     options.coordinator.clock = [this] { return clock_.Now(); };
@@ -112,12 +115,27 @@ class CoordinatorServerTest : public ::testing::Test {
     return request;
   }
 
+  // Submits and waits for the job's seed solve, as mmapctl does.
   std::string Submit(v1::SubmitJobRequest request) {
     v1::SubmitJobResponse response;
     const grpc::Status status =
         jobs_->SubmitJob(Deadlined().get(), request, &response);
     EXPECT_TRUE(status.ok()) << status.error_message();
+    if (status.ok()) AwaitSeeded(response.job_id());
     return response.job_id();
+  }
+
+  // The job's status once it has left SEEDING (real time: the seed solve
+  // runs on the coordinator's own threads).
+  v1::JobStatus AwaitSeeded(const std::string& id) {
+    const absl::Time give_up = absl::Now() + absl::Seconds(60);
+    v1::JobStatus job = Job(id);
+    while (job.state() == v1::JOB_STATE_SEEDING && absl::Now() < give_up) {
+      absl::SleepFor(absl::Milliseconds(20));
+      job = Job(id);
+    }
+    EXPECT_NE(job.state(), v1::JOB_STATE_SEEDING) << id;
+    return job;
   }
   std::string Submit() { return Submit(SmallRequest()); }
 
@@ -196,6 +214,7 @@ class CoordinatorServerTest : public ::testing::Test {
   TestDir dir_;
   FakeClock clock_;
   absl::Duration seed_budget_ = absl::Seconds(10);
+  int max_seed_solves_ = 2;
   Workload workload_;
   std::unique_ptr<CoordinatorServer> server_;
   std::shared_ptr<grpc::Channel> channel_;
@@ -274,22 +293,116 @@ TEST_F(CoordinatorServerTest, SubmittedStartIsTheFirstBestOnlyWhenBetter) {
   EXPECT_EQ(ListedJobs(), jobs_before + 2);
 }
 
-// A caller that goes before its job exists (here its deadline passes during
-// a 1.5-s BRKGA seed solve) gets no job: once, a killed `mmapctl submit`
-// still created its job when the seed solve ended.
-TEST_F(CoordinatorServerTest, SubmitWhoseCallerWentAwayMakesNoJob) {
+// The job exists from the submit's answer, which does not wait for the
+// seed solve (here a 1.5-s BRKGA run): once, a submit held its caller for
+// the whole solve, and a killed `mmapctl submit` still made its job when
+// the solve ended. Until seeded, the job has no best, takes no report and
+// no worker takes it.
+TEST_F(CoordinatorServerTest, SubmitAnswersAtOnceAndTheJobIsSeededAfter) {
   seed_budget_ = absl::Milliseconds(1500);
   RestartServer("brkga");
-  const int jobs_before = ListedJobs();
   v1::SubmitJobResponse response;
-  const grpc::Status status = jobs_->SubmitJob(
-      Deadlined(absl::Milliseconds(300)).get(), SmallRequest(), &response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  const absl::Time start = absl::Now();
+  ASSERT_TRUE(
+      jobs_->SubmitJob(Deadlined().get(), SmallRequest(), &response).ok());
+  EXPECT_LT(absl::Now() - start, absl::Seconds(1));
+  const std::string id = response.job_id();
+  EXPECT_EQ(response.job().state(), v1::JOB_STATE_SEEDING);
+  EXPECT_DOUBLE_EQ(response.job().heuristic_normalised_return(), 0.0);
+  EXPECT_EQ(response.job().best_solver(), "");
+
+  v1::GetBestSolutionRequest best_request;
+  best_request.set_job_id(id);
+  v1::GetBestSolutionResponse best;
+  const grpc::Status no_best =
+      jobs_->GetBestSolution(Deadlined().get(), best_request, &best);
+  EXPECT_EQ(no_best.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(no_best.error_message(), HasSubstr("seeding"));
+  v1::ReportSolutionRequest report;
+  report.set_job_id(id);
+  *report.mutable_solution() = Solution();
+  v1::ReportSolutionResponse reported;
+  EXPECT_EQ(workers_->ReportSolution(Deadlined().get(), report, &reported)
+                .error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  const std::string learner =
+      Register(v1::WORKER_ROLE_LEARNER, "127.0.0.1:1");
+  EXPECT_EQ(Heartbeat(learner).assignments_size(), 0);
+
+  const v1::JobStatus seeded = AwaitSeeded(id);
+  EXPECT_EQ(seeded.state(), v1::JOB_STATE_QUEUED);
+  EXPECT_GT(seeded.heuristic_normalised_return(), 0.0);
+  EXPECT_DOUBLE_EQ(seeded.best_normalised_return(),
+                   seeded.heuristic_normalised_return());
+  EXPECT_EQ(seeded.best_solver(), "brkga");
+  EXPECT_TRUE(validate::ValidateSolution(workload_, Best(id)).ok);
+  EXPECT_EQ(Heartbeat(learner).assignments_size(), 1);
+}
+
+TEST_F(CoordinatorServerTest, AJobCancelledWhileSeedingStaysCancelled) {
+  seed_budget_ = absl::Milliseconds(1500);
+  RestartServer("brkga");
+  v1::SubmitJobResponse response;
+  ASSERT_TRUE(
+      jobs_->SubmitJob(Deadlined().get(), SmallRequest(), &response).ok());
+  v1::CancelJobRequest cancel;
+  cancel.set_job_id(response.job_id());
+  v1::JobStatus cancelled;
+  ASSERT_TRUE(jobs_->CancelJob(Deadlined().get(), cancel, &cancelled).ok());
+  EXPECT_EQ(cancelled.state(), v1::JOB_STATE_CANCELLED);
   absl::SleepFor(absl::Milliseconds(2500));  // the seed solve has ended
-  EXPECT_EQ(ListedJobs(), jobs_before);
-  // With time enough, the same request makes its job.
-  EXPECT_FALSE(Submit().empty());
-  EXPECT_EQ(ListedJobs(), jobs_before + 1);
+  const v1::JobStatus job = Job(response.job_id());
+  EXPECT_EQ(job.state(), v1::JOB_STATE_CANCELLED);
+  EXPECT_DOUBLE_EQ(job.heuristic_normalised_return(), 0.0);
+}
+
+// Jobs whose seed solve had not run when the coordinator stopped (one
+// running, one waiting with a single solver) are seeded by the next one.
+TEST_F(CoordinatorServerTest, SeedingJobsAreSeededByTheNextCoordinator) {
+  seed_budget_ = absl::Milliseconds(1500);
+  max_seed_solves_ = 1;
+  RestartServer("brkga");
+  std::vector<std::string> ids;
+  for (int i = 0; i < 2; ++i) {
+    v1::SubmitJobResponse response;
+    ASSERT_TRUE(
+        jobs_->SubmitJob(Deadlined().get(), SmallRequest(), &response).ok());
+    ids.push_back(response.job_id());
+  }
+  RestartServer("heuristic");
+  for (const std::string& id : ids) {
+    const v1::JobStatus job = AwaitSeeded(id);
+    EXPECT_EQ(job.state(), v1::JOB_STATE_QUEUED) << id;
+    EXPECT_EQ(job.best_solver(), "heuristic") << id;
+    EXPECT_GT(job.heuristic_normalised_return(), 0.0) << id;
+  }
+}
+
+// A burst of submissions beyond what waits for a seed solve is refused
+// before any job is made, in well under a second.
+TEST_F(CoordinatorServerTest, SubmissionsBeyondTheSeedQueueAreRefused) {
+  seed_budget_ = absl::Milliseconds(1500);
+  max_seed_solves_ = 1;
+  RestartServer("brkga");
+  const int room = 1 + Coordinator::kSeedsWaitingPerSolve;  // running + queued
+  int made = 0;
+  grpc::Status refused;
+  for (int i = 0; i < room + 5 && refused.ok(); ++i) {
+    v1::SubmitJobResponse response;
+    const grpc::Status status =
+        jobs_->SubmitJob(Deadlined().get(), SmallRequest(), &response);
+    if (status.ok()) {
+      ++made;
+    } else {
+      refused = status;
+    }
+  }
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("wait for their seed solve"));
+  // The first may not have left the queue yet when the others came.
+  EXPECT_GE(made, room - 1);
+  EXPECT_LE(made, room);
+  EXPECT_EQ(ListedJobs(), made);
 }
 
 TEST_F(CoordinatorServerTest, ResentSubmitWithItsRequestIdGetsTheSameJob) {

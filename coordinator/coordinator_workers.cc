@@ -261,7 +261,12 @@ absl::StatusOr<v1::ReportSolutionResponse> Coordinator::ReportSolution(
   {
     absl::MutexLock lock(&mu_);
     RETURN_IF_ERROR(CheckOpenLocked());
-    RETURN_IF_ERROR(JobLocked(job_id).status());
+    ASSIGN_OR_RETURN(const JobRecord job, JobLocked(job_id));
+    if (job.state == v1::JOB_STATE_SEEDING) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("job_id: job '", request.job_id(),
+                       "' is seeding; solutions are taken once it is queued"));
+    }
     if (!request.worker_id().empty()) {
       ASSIGN_OR_RETURN(const int64_t worker_id,
                        ParseWorkerId("worker_id", request.worker_id()));

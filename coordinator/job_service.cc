@@ -14,11 +14,7 @@ grpc::Status JobServiceImpl::SubmitJob(grpc::ServerContext* context,
                                        v1::SubmitJobResponse* response) {
   return ServeUnary(
       "SubmitJob", *context, observer_,
-      [&] {
-        return coordinator_->SubmitJob(
-            *request, [context] { return context->IsCancelled(); });
-      },
-      response);
+      [&] { return coordinator_->SubmitJob(*request); }, response);
 }
 
 grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext* context,

@@ -173,7 +173,7 @@ absl::Status JobStore::ParseBlob(const std::string& bytes,
 
 absl::StatusOr<int64_t> JobStore::CreateJob(const JobRecord& job,
                                             const Workload& workload,
-                                            const BestSolution& seed,
+                                            const BestSolution* first_best,
                                             const SubmitKey* key) {
   int64_t id = 0;
   const absl::Status status = db_->InTransaction([&]() -> absl::Status {
@@ -212,7 +212,8 @@ absl::StatusOr<int64_t> JobStore::CreateJob(const JobRecord& job,
                 .Bind(3, id);
           }));
     }
-    BestSolution best = seed;
+    if (first_best == nullptr) return absl::OkStatus();
+    BestSolution best = *first_best;
     best.job_id = id;
     return PutBest(best);
   });
@@ -286,14 +287,15 @@ absl::StatusOr<std::vector<JobRecord>> JobStore::ListJobs() {
 absl::Status JobStore::UpdateJob(const JobRecord& job) {
   RETURN_IF_ERROR(Write(
       "UPDATE jobs SET state = ?, started_ms = ?, finished_ms = ?, error = ?, "
-      "learner_report = ? WHERE id = ?",
+      "learner_report = ?, heuristic_normalised_return = ? WHERE id = ?",
       [&](Statement& update) {
         update.Bind(1, static_cast<int64_t>(job.state))
             .Bind(2, job.started_ms)
             .Bind(3, job.finished_ms)
             .Bind(4, job.error)
             .BindBlob(5, job.learner_report.SerializeAsString())
-            .Bind(6, job.id);
+            .Bind(6, job.heuristic_normalised_return)
+            .Bind(7, job.id);
       }));
   if (db_->Changes() == 0) {
     return absl::NotFoundError(absl::StrCat(path(), ": no job ", job.id));

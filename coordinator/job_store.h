@@ -115,12 +115,13 @@ class JobStore {
     return db_->InTransaction(body);
   }
 
-  // Stores a job (its id is ignored), its workload, its seed best solution
-  // and, when given, its submission key (whose job_id is ignored) together;
-  // returns the new id.
+  // Stores a job (its id is ignored), its workload, its first best
+  // solution when it has one yet (a submitted start; a seeding job has
+  // none until its seed solve) and, when given, its submission key (whose
+  // job_id is ignored) together; returns the new id.
   absl::StatusOr<int64_t> CreateJob(const JobRecord& job,
                                     const Workload& workload,
-                                    const BestSolution& seed,
+                                    const BestSolution* first_best,
                                     const SubmitKey* key = nullptr);
   // The submission stored under `key`, if any.
   absl::StatusOr<std::optional<SubmitKey>> FindSubmitKey(
@@ -129,10 +130,11 @@ class JobStore {
   absl::StatusOr<JobRecord> GetJob(int64_t id);
   absl::StatusOr<std::vector<JobRecord>> ListJobs();  // newest first
   // Writes every field that changes after creation: state, times, error,
-  // learner report.
+  // learner report, the heuristic's figure (set when the job is seeded).
   absl::Status UpdateJob(const JobRecord& job);
   absl::StatusOr<Workload> GetWorkload(int64_t job_id);
 
+  // NotFound while the job has none (seeding, without a start).
   absl::StatusOr<BestSolution> GetBest(int64_t job_id);
   absl::Status PutBest(const BestSolution& best);
 

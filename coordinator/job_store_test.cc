@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <memory>
 #include <string_view>
 
 #include "common/base/small_disk_for_tests.h"
@@ -39,12 +40,14 @@ Workload SmallWorkload() {
   return workload;
 }
 
-BestSolution Seed(double normalised_return) {
-  BestSolution best;
-  best.solution.set_workload_name("w");
-  best.solution.set_normalised_return(normalised_return);
-  best.solution.mutable_solver()->set_name("heuristic");
-  best.found_ms = 1000;
+// A first best (CreateJob's); the pointer lives to the end of the call.
+std::unique_ptr<BestSolution> Seed(double normalised_return) {
+  auto best = std::make_unique<BestSolution>();
+  BestSolution& b = *best;
+  b.solution.set_workload_name("w");
+  b.solution.set_normalised_return(normalised_return);
+  b.solution.mutable_solver()->set_name("heuristic");
+  b.found_ms = 1000;
   return best;
 }
 
@@ -74,7 +77,7 @@ TEST(JobStoreTest, JobWorkloadAndBestRoundTripAcrossReopen) {
   {
     auto store = JobStore::Open(dir.path());
     ASSERT_TRUE(store.ok()) << store.status();
-    auto created = (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25));
+    auto created = (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25).get());
     ASSERT_TRUE(created.ok()) << created.status();
     id = *created;
     EXPECT_EQ(id, 1);
@@ -103,11 +106,33 @@ TEST(JobStoreTest, JobWorkloadAndBestRoundTripAcrossReopen) {
   EXPECT_DOUBLE_EQ(best->solution.normalised_return(), 0.25);
 }
 
+TEST(JobStoreTest, ASeedingJobHasNoBestUntilOneIsPut) {
+  TestDir dir;
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  JobRecord seeding = SmallJob();
+  seeding.state = v1::JOB_STATE_SEEDING;
+  auto id = (*store)->CreateJob(seeding, SmallWorkload(), nullptr);
+  ASSERT_TRUE(id.ok()) << id.status();
+  EXPECT_EQ((*store)->GetJob(*id)->state, v1::JOB_STATE_SEEDING);
+  EXPECT_TRUE(absl::IsNotFound((*store)->GetBest(*id).status()));
+  BestSolution seed = *Seed(0.5);
+  seed.job_id = *id;
+  ASSERT_TRUE((*store)->PutBest(seed).ok());
+  EXPECT_DOUBLE_EQ((*store)->GetBest(*id)->solution.normalised_return(), 0.5);
+  JobRecord seeded = *(*store)->GetJob(*id);
+  seeded.state = v1::JOB_STATE_QUEUED;
+  seeded.heuristic_normalised_return = 0.5;
+  ASSERT_TRUE((*store)->UpdateJob(seeded).ok());
+  EXPECT_EQ((*store)->GetJob(*id)->state, v1::JOB_STATE_QUEUED);
+  EXPECT_DOUBLE_EQ((*store)->GetJob(*id)->heuristic_normalised_return, 0.5);
+}
+
 TEST(JobStoreTest, UpdatesStateAndLearnerReport) {
   TestDir dir;
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
-  auto id = (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25));
+  auto id = (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25).get());
   ASSERT_TRUE(id.ok()) << id.status();
   JobRecord job = *(*store)->GetJob(*id);
   job.state = v1::JOB_STATE_RUNNING;
@@ -141,7 +166,7 @@ TEST(JobStoreTest, ListsJobsNewestFirst) {
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE((*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0)).ok());
+    ASSERT_TRUE((*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0).get()).ok());
   }
   auto jobs = (*store)->ListJobs();
   ASSERT_TRUE(jobs.ok()) << jobs.status();
@@ -154,7 +179,7 @@ TEST(JobStoreTest, OneLearnerLeasePerJobButManyActors) {
   TestDir dir;
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
-  ASSERT_TRUE((*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0)).ok());
+  ASSERT_TRUE((*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0).get()).ok());
   WorkerRecord worker;
   worker.role = v1::WORKER_ROLE_LEARNER;
   const int64_t w1 = *(*store)->AddWorker(worker);
@@ -177,7 +202,7 @@ TEST(JobStoreTest, DeletesOnlyExpiredLeases) {
   TestDir dir;
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
-  ASSERT_TRUE((*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0)).ok());
+  ASSERT_TRUE((*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0).get()).ok());
   const int64_t w = *(*store)->AddWorker(WorkerRecord{});
   ASSERT_TRUE((*store)->PutLease({1, v1::WORKER_ROLE_LEARNER, w, 5000}).ok());
   ASSERT_TRUE((*store)->PutLease({1, v1::WORKER_ROLE_ACTOR, w, 7000}).ok());
@@ -194,7 +219,7 @@ TEST(JobStoreTest, FailedTransactionLeavesNothing) {
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
   const absl::Status status = (*store)->InTransaction([&]() -> absl::Status {
-    EXPECT_TRUE((*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0)).ok());
+    EXPECT_TRUE((*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0).get()).ok());
     return absl::InternalError("give up");
   });
   EXPECT_FALSE(status.ok());
@@ -205,7 +230,7 @@ TEST(JobStoreTest, SumsCountersOverWorkers) {
   TestDir dir;
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
-  ASSERT_TRUE((*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0)).ok());
+  ASSERT_TRUE((*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0).get()).ok());
   const int64_t w1 = *(*store)->AddWorker(WorkerRecord{});
   const int64_t w2 = *(*store)->AddWorker(WorkerRecord{});
   ASSERT_TRUE((*store)->PutCounters(1, w1, {5, 50, 500, 0}).ok());
@@ -225,7 +250,7 @@ TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
   {
     auto store = JobStore::Open(dir.path());
     ASSERT_TRUE(store.ok());
-    auto created = (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25));
+    auto created = (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25).get());
     ASSERT_TRUE(created.ok());
     id = *created;
   }
@@ -249,7 +274,7 @@ TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
   key.key = "k";
   key.fingerprint = 0xdeadbeef;
   auto keyed =
-      (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25), &key);
+      (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25).get(), &key);
   ASSERT_TRUE(keyed.ok()) << keyed.status();
   auto found = (*store)->FindSubmitKey("k");
   ASSERT_TRUE(found.ok());
@@ -258,7 +283,7 @@ TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
   EXPECT_EQ((*found)->fingerprint, 0xdeadbeefu);
   // A key is stored once: a second job under it fails as a whole.
   EXPECT_FALSE(
-      (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25), &key).ok());
+      (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25).get(), &key).ok());
   auto jobs = (*store)->ListJobs();
   ASSERT_TRUE(jobs.ok());
   EXPECT_EQ(jobs->size(), 2u);
@@ -271,7 +296,7 @@ TEST(JobStoreTest, LearnerEpochRisesAndSurvivesReopening) {
   {
     auto store = JobStore::Open(dir.path());
     ASSERT_TRUE(store.ok());
-    id = *(*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25));
+    id = *(*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25).get());
     EXPECT_EQ((*store)->GetJob(id)->learner_epoch, 0);
     EXPECT_EQ(*(*store)->NextLearnerEpoch(id), 1);
     EXPECT_EQ(*(*store)->NextLearnerEpoch(id), 2);
@@ -296,11 +321,11 @@ TEST(JobStoreTest, FullDiskFailsWritesCleanlyAndRecovers) {
   auto store = JobStore::Open(disk.path());
   ASSERT_TRUE(store.ok()) << store.status();
   const int64_t first =
-      *(*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25));
+      *(*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25).get());
   disk.Fill();
   absl::Status failed;
   for (int i = 0; i < 50 && failed.ok(); ++i) {  // until the WAL cannot grow
-    failed = (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25))
+    failed = (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25).get())
                  .status();
   }
   ASSERT_FALSE(failed.ok());
@@ -311,7 +336,7 @@ TEST(JobStoreTest, FullDiskFailsWritesCleanlyAndRecovers) {
   EXPECT_EQ((*store)->GetJob(first)->id, first);
   disk.Free();
   const auto again =
-      (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25));
+      (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25).get());
   ASSERT_TRUE(again.ok()) << again.status();
   const size_t count = jobs_when_full->size() + 1;
   store->reset();

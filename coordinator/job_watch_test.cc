@@ -28,6 +28,7 @@ class JobWatchTest : public ::testing::Test {
     *request.mutable_workload() = *workload;
     auto submitted = coordinator_->SubmitJob(request);
     ASSERT_TRUE(submitted.ok()) << submitted.status();
+    ASSERT_TRUE(coordinator_->AwaitSeeded(absl::Seconds(30)));
     job_id_ = submitted->job_id();
   }
 

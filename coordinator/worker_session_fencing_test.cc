@@ -51,6 +51,7 @@ TEST(WorkerSessionFencingTest, DropsTheAssignmentWhenTheLeaseRunsOut) {
   *request.mutable_workload() = *workload;
   request.set_preset("cpu");
   ASSERT_TRUE(server->coordinator().SubmitJob(request).ok());
+  ASSERT_TRUE(server->coordinator().AwaitSeeded(absl::Seconds(30)));
 
   absl::StatusOr<std::unique_ptr<rpc::WorkerSession>> session =
       rpc::WorkerSession::Start(

@@ -59,7 +59,7 @@ struct LearnerJobOptions {
   int64_t lease_epoch = 0;
   // Asked before each step; while false (the worker's leases lapsed, e.g.
   // the process was paused past them) no step is taken. Empty: always.
-  std::function<bool()> lease_live;
+  std::function<bool()> lease_live = nullptr;
   // How long one wait for a batch may block before stop is checked again.
   absl::Duration batch_poll = absl::Milliseconds(200);
 };

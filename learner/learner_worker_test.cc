@@ -184,6 +184,7 @@ class LearnerWorkerTest : public ::testing::Test {
                          std::chrono::seconds(30));
     const grpc::Status status = jobs_->SubmitJob(&context, request, &response);
     EXPECT_TRUE(status.ok()) << status.error_message();
+    EXPECT_TRUE(coordinator_->coordinator().AwaitSeeded(absl::Seconds(30)));
     return response.job_id();
   }
 

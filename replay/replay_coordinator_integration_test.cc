@@ -71,6 +71,7 @@ TEST(ReplayCoordinatorIntegrationTest, TakesTheRunningJobAndSizesItsTable) {
   submit.set_preset("cpu");  // replay_size 2000
   v1::SubmitJobResponse submitted;
   ASSERT_TRUE(jobs->SubmitJob(Deadlined().get(), submit, &submitted).ok());
+  ASSERT_TRUE((*coordinator)->coordinator().AwaitSeeded(absl::Seconds(30)));
   const std::string job = submitted.job_id();
   v1::HeartbeatResponse heartbeat;
   Join(*workers, v1::WORKER_ROLE_LEARNER, "learner:1", &heartbeat);

@@ -33,6 +33,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "cli/local_cluster.h"
 #include "common/rpc/local_certificates.h"
@@ -165,11 +166,27 @@ class RealBinariesBadInputTest : public ::testing::Test {
     return request;
   }
 
+  // Submits and, when the job was made, waits for its seed solve (as
+  // mmapctl does), so that workers can take it.
   grpc::Status Submit(const v1::SubmitJobRequest& request,
                       v1::SubmitJobResponse* response) {
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    return jobs_->SubmitJob(&context, request, response);
+    grpc::Status status;
+    {
+      grpc::ClientContext context;
+      SetDeadline(&context);
+      status = jobs_->SubmitJob(&context, request, response);
+    }
+    const absl::Time give_up = absl::Now() + absl::Seconds(30);
+    while (status.ok() && response->job().state() == v1::JOB_STATE_SEEDING &&
+           absl::Now() < give_up) {
+      absl::SleepFor(absl::Milliseconds(20));
+      v1::GetJobRequest get;
+      get.set_job_id(response->job_id());
+      grpc::ClientContext context;
+      SetDeadline(&context);
+      if (!jobs_->GetJob(&context, get, response->mutable_job()).ok()) break;
+    }
+    return status;
   }
 
   std::string Register(v1::WorkerRole role, const std::string& address) {

@@ -256,6 +256,7 @@ class TestCluster {
     absl::StatusOr<v1::SubmitJobResponse> submitted =
         coordinator().SubmitJob(request);
     EXPECT_TRUE(submitted.ok()) << submitted.status();
+    EXPECT_TRUE(coordinator().AwaitSeeded(absl::Seconds(30)));
     HeartbeatAs(v1::WORKER_ROLE_LEARNER);
     HeartbeatAs(v1::WORKER_ROLE_REPLAY);
     return submitted->job_id();

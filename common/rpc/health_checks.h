@@ -50,7 +50,7 @@ class HealthChecks {
   struct Check {
     absl::Duration max_silence;
     absl::Time last_success;
-    std::string failure;  // "" after a success
+    std::string failure = {};  // "" after a success
   };
   mutable absl::Mutex mu_;
   std::map<std::string, Check> checks_ ABSL_GUARDED_BY(mu_);
