@@ -25,11 +25,12 @@ using worker::TinyConfig;
 using worker::WaitFor;
 
 std::unique_ptr<ActorWorker> StartActor(TestCluster& cluster,
-                                        ActorMetrics* metrics = nullptr) {
+                                        ActorMetrics* metrics = nullptr,
+                                        int capacity = 1) {
   absl::StatusOr<std::unique_ptr<ActorWorker>> worker =
       ActorWorker::Start({.coordinator = cluster.coordinator_address(),
                           .name = "test-actor",
-                          .capacity = 1,
+                          .capacity = capacity,
                           .seed = 5,
                           .rpc_deadline = absl::Seconds(5),
                           .parameter_poll = absl::Milliseconds(100),
@@ -138,9 +139,9 @@ TEST(ActorWorkerIntegrationTest, StopsAJobWhoseAssignmentDisappears) {
   actor->Shutdown(absl::Seconds(1));
 }
 
-// An assignment carries the whole workload: past gRPC's 4 MiB receive
-// default (here 6 MB of provenance) the actor once never read it, and the
-// job sat RUNNING with no games.
+// A workload past gRPC's 4 MiB receive default (here 6 MB of provenance):
+// when assignments carried workloads the actor once never read it, and the
+// job sat RUNNING with no games. It comes by FetchWorkload now.
 TEST(ActorWorkerIntegrationTest, TakesAJobWhoseAssignmentPassesFourMebibytes) {
   TestCluster cluster("drop-all");
   const std::string job =
@@ -150,6 +151,26 @@ TEST(ActorWorkerIntegrationTest, TakesAJobWhoseAssignmentPassesFourMebibytes) {
   ASSERT_TRUE(WaitFor([&] {
     std::optional<ActorJobStats> s = actor->JobStats(job);
     return s && s->outbox.sent >= 1;
+  }));
+  actor->Shutdown(absl::Seconds(1));
+}
+
+// Two jobs whose workloads together pass the 64 MiB message limit,
+// assigned to one actor in the same heartbeat: an answer that carried both
+// could not be sent at all. The workloads come by FetchWorkload, in chunks.
+TEST(ActorWorkerIntegrationTest, TakesTwoJobsPastTheMessageLimitTogether) {
+  TestCluster cluster("drop-all");
+  const std::string first =
+      cluster.SubmitRunningJob(TinyConfig(), /*padding_bytes=*/36'000'000);
+  const std::string second =
+      cluster.SubmitRunningJob(TinyConfig(), /*padding_bytes=*/36'000'000);
+  std::unique_ptr<ActorWorker> actor =
+      StartActor(cluster, nullptr, /*capacity=*/2);
+  ASSERT_NE(actor, nullptr);
+  ASSERT_TRUE(WaitFor([&] {
+    std::optional<ActorJobStats> a = actor->JobStats(first);
+    std::optional<ActorJobStats> b = actor->JobStats(second);
+    return a && b && a->outbox.sent >= 1 && b->outbox.sent >= 1;
   }));
   actor->Shutdown(absl::Seconds(1));
 }

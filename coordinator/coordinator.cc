@@ -113,6 +113,22 @@ absl::StatusOr<std::shared_ptr<const Workload>> Coordinator::WorkloadLocked(
   return shared;
 }
 
+absl::StatusOr<std::shared_ptr<const SerializedWorkload>>
+Coordinator::SerializedWorkloadLocked(int64_t job_id) {
+  auto it = serialized_workloads_.find(job_id);
+  if (it != serialized_workloads_.end()) return it->second;
+  ASSIGN_OR_RETURN(const std::shared_ptr<const Workload> workload,
+                   WorkloadLocked(job_id));
+  auto serialized = std::make_shared<SerializedWorkload>();
+  if (!workload->SerializeToString(&serialized->bytes)) {
+    return absl::InternalError(absl::StrCat(
+        "the workload of ", FormatJobId(job_id), " does not serialise"));
+  }
+  serialized->crc32c = rpc::Crc32c(serialized->bytes);
+  serialized_workloads_[job_id] = serialized;
+  return std::shared_ptr<const SerializedWorkload>(std::move(serialized));
+}
+
 absl::StatusOr<v1::JobStatus> Coordinator::StatusLocked(const JobRecord& job) {
   v1::JobStatus status;
   status.set_job_id(FormatJobId(job.id));

@@ -57,6 +57,12 @@ struct CoordinatorOptions {
   std::function<absl::Time()> clock;
 };
 
+// A job's workload serialised, as WorkerService.FetchWorkload streams it.
+struct SerializedWorkload {
+  std::string bytes;
+  uint32_t crc32c = 0;
+};
+
 // A job's status for watchers, with counters that change with it.
 struct JobSnapshot {
   v1::JobStatus status;
@@ -107,6 +113,11 @@ class Coordinator {
       const v1::HeartbeatRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<v1::ReportSolutionResponse> ReportSolution(
       const v1::ReportSolutionRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
+  // FetchWorkload's bytes: NotFound for an unknown worker or job,
+  // PermissionDenied unless the worker holds a live lease on the job.
+  absl::StatusOr<std::shared_ptr<const SerializedWorkload>> WorkloadForWorker(
+      const std::string& worker_id, const std::string& job_id)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // WatchJob's wait: the job's snapshot as soon as its change counter
   // differs from `seen_change`, or at `deadline` (real time) as it is.
@@ -164,6 +175,8 @@ class Coordinator {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<std::shared_ptr<const Workload>> WorkloadLocked(int64_t job_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<std::shared_ptr<const SerializedWorkload>>
+  SerializedWorkloadLocked(int64_t job_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The job an earlier submit with `key` made, when there was one;
   // AlreadyExists when that submit's request differed (its fingerprint).
   absl::StatusOr<std::optional<v1::SubmitJobResponse>> EarlierSubmitLocked(
@@ -200,6 +213,9 @@ class Coordinator {
   // Parsed workloads by job, loaded on first use.
   absl::flat_hash_map<int64_t, std::shared_ptr<const Workload>> workloads_
       ABSL_GUARDED_BY(mu_);
+  // The same serialised, made when a worker first needs it.
+  absl::flat_hash_map<int64_t, std::shared_ptr<const SerializedWorkload>>
+      serialized_workloads_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<int64_t, Changes> changes_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   std::map<int64_t, WorkerView> worker_views_ ABSL_GUARDED_BY(mu_);

@@ -21,6 +21,7 @@
 #include "absl/time/clock.h"
 #include "common/features/config_presets.h"
 #include "common/rpc/loopback_http.h"
+#include "common/rpc/parameter_client.h"
 #include "common/validate/validator.h"
 #include "common/workload/proto_io.h"
 #include "coordinator/test_dir.h"
@@ -339,6 +340,60 @@ TEST_F(CoordinatorServerTest, SubmitAnswersAtOnceAndTheJobIsSeededAfter) {
   EXPECT_EQ(Heartbeat(learner).assignments_size(), 1);
 }
 
+// A worker's assignment carries its workload's size and CRC32C, never the
+// workload: the job's workers fetch it in chunks, others may not.
+TEST_F(CoordinatorServerTest, WorkersFetchTheirJobsWorkloadInChunks) {
+  const std::string id = Submit();
+  const std::string learner = Register(v1::WORKER_ROLE_LEARNER, "127.0.0.1:1");
+  const v1::HeartbeatResponse heartbeat = Heartbeat(learner);
+  ASSERT_EQ(heartbeat.assignments_size(), 1);
+  const v1::Assignment& assignment = heartbeat.assignments(0);
+  EXPECT_FALSE(assignment.has_workload());
+  EXPECT_TRUE(assignment.has_config());
+  const int64_t size = static_cast<int64_t>(workload_.ByteSizeLong());
+  EXPECT_EQ(assignment.workload_bytes(), size);
+
+  const auto fetch = [&](const std::string& worker, int chunk_bytes,
+                         std::vector<v1::WorkloadChunk>* chunks) {
+    v1::FetchWorkloadRequest request;
+    request.set_worker_id(worker);
+    request.set_job_id(id);
+    request.set_max_chunk_bytes(chunk_bytes);
+    auto context = Deadlined();
+    auto reader = workers_->FetchWorkload(context.get(), request);
+    v1::WorkloadChunk chunk;
+    while (reader->Read(&chunk)) chunks->push_back(chunk);
+    return reader->Finish();
+  };
+  std::vector<v1::WorkloadChunk> chunks;
+  ASSERT_TRUE(fetch(learner, 1000, &chunks).ok());
+  ASSERT_GT(chunks.size(), 1u);
+  std::string bytes;
+  for (const v1::WorkloadChunk& chunk : chunks) {
+    EXPECT_EQ(chunk.offset(), static_cast<int64_t>(bytes.size()));
+    EXPECT_EQ(chunk.total_bytes(), size);
+    EXPECT_LE(chunk.data().size(), 1000u);
+    bytes += chunk.data();
+  }
+  EXPECT_EQ(rpc::Crc32c(bytes), assignment.workload_crc32c());
+  Workload fetched;
+  ASSERT_TRUE(fetched.ParseFromString(bytes));
+  EXPECT_TRUE(MessageDifferencer::Equals(fetched, workload_));
+
+  // A worker without a lease on the job, an unknown one, a bad chunk size.
+  const std::string other = Register(v1::WORKER_ROLE_LEARNER, "127.0.0.1:2");
+  chunks.clear();
+  const grpc::Status denied = fetch(other, 0, &chunks);
+  EXPECT_EQ(denied.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(denied.error_message(), HasSubstr("holds no lease on " + id));
+  EXPECT_TRUE(chunks.empty());
+  EXPECT_EQ(fetch("worker-000099", 0, &chunks).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  const grpc::Status bad_size = fetch(learner, -1, &chunks);
+  EXPECT_EQ(bad_size.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(bad_size.error_message(), HasSubstr("max_chunk_bytes"));
+}
+
 TEST_F(CoordinatorServerTest, AJobCancelledWhileSeedingStaysCancelled) {
   seed_budget_ = absl::Milliseconds(1500);
   RestartServer("brkga");
@@ -625,7 +680,10 @@ TEST_F(CoordinatorServerTest, LearnerLeaseExpiresAndGoesToAnotherWorker) {
   const v1::Assignment& assignment = first.assignments(0);
   EXPECT_EQ(assignment.job_id(), id);
   EXPECT_EQ(assignment.role(), v1::WORKER_ROLE_LEARNER);
-  EXPECT_EQ(assignment.workload().buffers_size(), workload_.buffers_size());
+  // The workload's size, to fetch it by (FetchWorkload), never the workload.
+  EXPECT_EQ(assignment.workload_bytes(),
+            static_cast<int64_t>(workload_.ByteSizeLong()));
+  EXPECT_FALSE(assignment.has_workload());
   EXPECT_EQ(assignment.config().preset(), "cpu");
   // The job's best so far (the heuristic's seed), to start games from.
   EXPECT_EQ(assignment.best().decisions_size(), workload_.buffers_size());
@@ -646,10 +704,11 @@ TEST_F(CoordinatorServerTest, LearnerLeaseExpiresAndGoesToAnotherWorker) {
   v1::JobCounters counters;
   counters.set_job_id(id);
   counters.set_learner_step(10);
-  // A worker that reports the job gets no second copy of the workload.
+  // A worker that reports the job gets no second copy of the spec.
   const v1::HeartbeatResponse renewed = Heartbeat(a, {counters});
   ASSERT_EQ(renewed.assignments_size(), 1);
-  EXPECT_EQ(renewed.assignments(0).workload().buffers_size(), 0);
+  EXPECT_EQ(renewed.assignments(0).workload_bytes(), 0);
+  EXPECT_FALSE(renewed.assignments(0).has_config());
   EXPECT_EQ(renewed.assignments(0).best().decisions_size(), 0);
   EXPECT_EQ(renewed.assignments(0).lease_epoch(), 1);  // a renewal
   EXPECT_EQ(Job(id).learner_step(), 10);
@@ -662,8 +721,8 @@ TEST_F(CoordinatorServerTest, LearnerLeaseExpiresAndGoesToAnotherWorker) {
   // A new holder: a higher epoch fences a's checkpoints out.
   EXPECT_EQ(takeover.assignments(0).lease_epoch(), 2);
   EXPECT_EQ(takeover.assignments(0).parameter_address(), "10.0.0.2:7071");
-  EXPECT_EQ(takeover.assignments(0).workload().buffers_size(),
-            workload_.buffers_size());
+  EXPECT_EQ(takeover.assignments(0).workload_bytes(),
+            static_cast<int64_t>(workload_.ByteSizeLong()));
   job = Job(id);
   EXPECT_EQ(job.learner_worker_id(), b);
   EXPECT_EQ(job.state(), v1::JOB_STATE_RUNNING);

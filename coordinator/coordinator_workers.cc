@@ -175,9 +175,12 @@ absl::StatusOr<v1::Assignment> Coordinator::AssignmentLocked(
     }
   }
   if (with_spec) {
-    ASSIGN_OR_RETURN(const std::shared_ptr<const Workload> workload,
-                     WorkloadLocked(job_id));
-    *assignment.mutable_workload() = *workload;
+    // The workload itself goes by FetchWorkload, never in a heartbeat.
+    ASSIGN_OR_RETURN(const std::shared_ptr<const SerializedWorkload> workload,
+                     SerializedWorkloadLocked(job_id));
+    assignment.set_workload_bytes(
+        static_cast<int64_t>(workload->bytes.size()));
+    assignment.set_workload_crc32c(workload->crc32c);
     *assignment.mutable_config() = job.config;
     absl::StatusOr<BestSolution> best = store_->GetBest(job_id);
     if (best.ok()) {
@@ -247,6 +250,34 @@ std::vector<WorkerView> Coordinator::LiveWorkers() const {
     if (view.last_heartbeat_unix_ms >= since) live.push_back(view);
   }
   return live;
+}
+
+absl::StatusOr<std::shared_ptr<const SerializedWorkload>>
+Coordinator::WorkloadForWorker(const std::string& worker_text,
+                               const std::string& job_text) {
+  ASSIGN_OR_RETURN(const int64_t worker_id,
+                   ParseWorkerId("worker_id", worker_text));
+  ASSIGN_OR_RETURN(const int64_t job_id, ParseJobId("job_id", job_text));
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  absl::StatusOr<WorkerRecord> worker = store_->GetWorker(worker_id);
+  if (absl::IsNotFound(worker.status())) return WorkerNotFound(worker_id);
+  RETURN_IF_ERROR(worker.status());
+  RETURN_IF_ERROR(JobLocked(job_id).status());
+  ASSIGN_OR_RETURN(const std::vector<Lease> leases, store_->ListLeases());
+  const int64_t now = NowMs();
+  const bool holds = std::any_of(
+      leases.begin(), leases.end(), [&](const Lease& lease) {
+        return lease.job_id == job_id && lease.worker_id == worker_id &&
+               lease.expiry_ms > now;
+      });
+  if (!holds) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("worker_id: ", worker_text, " holds no lease on ",
+                     job_text,
+                     "; only a job's workers may fetch its workload"));
+  }
+  return SerializedWorkloadLocked(job_id);
 }
 
 absl::StatusOr<v1::ReportSolutionResponse> Coordinator::ReportSolution(

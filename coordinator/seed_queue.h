@@ -39,8 +39,7 @@ class SeedQueue {
   absl::Status CheckRoom() const ABSL_LOCKS_EXCLUDED(mu_);
   // Queues `job_id`. A job queued again on a restart passes `force`, which
   // ignores max_waiting (those jobs already exist).
-  absl::Status Add(int64_t job_id, bool force = false)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status Add(int64_t job_id, bool force = false) ABSL_LOCKS_EXCLUDED(mu_);
 
   // Lets running solves finish, drops the queued ones and joins the
   // threads. Idempotent. Call without holding any lock that `seed` takes.

@@ -86,8 +86,9 @@ TEST(SeedQueueTest, RefusesBeyondItsWaitingRoomUnlessForced) {
   EXPECT_TRUE(queue.Add(3).ok());
   const absl::Status full = queue.CheckRoom();
   EXPECT_TRUE(absl::IsResourceExhausted(full)) << full;
-  EXPECT_THAT(std::string(full.message()),
-              HasSubstr("2 submitted jobs wait for their seed solve (at most 2)"));
+  EXPECT_THAT(
+      std::string(full.message()),
+      HasSubstr("2 submitted jobs wait for their seed solve (at most 2)"));
   EXPECT_TRUE(absl::IsResourceExhausted(queue.Add(4)));
   // Jobs that exist already (a restart) are queued whatever the room.
   EXPECT_TRUE(queue.Add(4, /*force=*/true).ok());

@@ -1,6 +1,6 @@
 // WorkerService over gRPC (proto/worker.proto): registration, heartbeats
 // and solution reports, each translated to a Coordinator call through
-// ServeUnary (rpc_handler.h).
+// ServeUnary (rpc_handler.h), and the workload stream (chunked_bytes.h).
 #ifndef MMAPZERO_COORDINATOR_WORKER_SERVICE_H_
 #define MMAPZERO_COORDINATOR_WORKER_SERVICE_H_
 
@@ -12,6 +12,9 @@ namespace mmapzero::coordinator {
 
 using rpc::ServeUnary;
 using rpc::RpcObserver;
+
+inline constexpr int kDefaultWorkloadChunkBytes = 1 << 20;
+inline constexpr int kMaxWorkloadChunkBytes = 16 << 20;
 
 class WorkerServiceImpl final : public v1::WorkerService::Service {
  public:
@@ -28,6 +31,9 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
   grpc::Status ReportSolution(grpc::ServerContext* context,
                               const v1::ReportSolutionRequest* request,
                               v1::ReportSolutionResponse* response) override;
+  grpc::Status FetchWorkload(
+      grpc::ServerContext* context, const v1::FetchWorkloadRequest* request,
+      grpc::ServerWriter<v1::WorkloadChunk>* writer) override;
 
  private:
   Coordinator* coordinator_;

@@ -3,6 +3,8 @@
 // coordinator outage shorter than the lease, and drops it once the lease
 // the coordinator granted has run out, so that it cannot go on training a
 // job that another worker may now hold (split brain).
+#include <google/protobuf/util/message_differencer.h>
+
 #include <functional>
 #include <memory>
 #include <string>
@@ -65,6 +67,10 @@ TEST(WorkerSessionFencingTest, DropsTheAssignmentWhenTheLeaseRunsOut) {
   rpc::WorkerSession& worker = **session;
   ASSERT_TRUE(WaitFor([&] { return worker.Assignments().size() == 1; },
                       absl::Seconds(10)));
+  // The workload came by FetchWorkload, whole.
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(
+      worker.Assignments()[0].workload(), *workload));
+  EXPECT_TRUE(worker.Assignments()[0].has_config());
   // Answered heartbeats renew the lease: still held after more than a TTL.
   absl::SleepFor(kLeaseTtl + absl::Milliseconds(500));
   ASSERT_EQ(worker.Assignments().size(), 1u);

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/rpc/chunked_bytes.h"
 #include "common/rpc/grpc_status.h"
 
 namespace mmapzero::learner {
@@ -19,7 +20,8 @@ grpc::Status ParameterServiceImpl::GetLatestVersion(
   return rpc::ServeUnary(
       "GetLatestVersion", *context, observer_,
       [&]() -> absl::StatusOr<v1::ParameterVersion> {
-        absl::StatusOr<worker::ParameterSnapshot> snapshot = store_->Find(request->job_id(), 0);
+        absl::StatusOr<worker::ParameterSnapshot> snapshot =
+            store_->Find(request->job_id(), 0);
         if (!snapshot.ok()) return snapshot.status();
         v1::ParameterVersion version;
         version.set_job_id(request->job_id());
@@ -49,34 +51,25 @@ absl::Status ParameterServiceImpl::Stream(
     return absl::InvalidArgumentError(absl::StrCat(
         "version: must be >= 0 (0: the latest), got ", request.version()));
   }
-  absl::StatusOr<worker::ParameterSnapshot> snapshot = store_->Find(request.job_id(), request.version());
+  absl::StatusOr<worker::ParameterSnapshot> snapshot =
+      store_->Find(request.job_id(), request.version());
   if (!snapshot.ok()) return snapshot.status();
   const int64_t chunk_bytes = request.max_chunk_bytes() > 0
                                   ? request.max_chunk_bytes()
                                   : options_.default_chunk_bytes;
-  const std::string& bytes = *snapshot->bytes;
-  const int64_t total = static_cast<int64_t>(bytes.size());
-  int64_t offset = 0;
-  do {  // at least one chunk, also for an empty snapshot
-    if (context.IsCancelled()) {
-      return absl::CancelledError("the client went away");
-    }
-    const int64_t size = std::min(chunk_bytes, total - offset);
-    v1::ParameterChunk chunk;
-    chunk.set_version(snapshot->version);
-    chunk.set_offset(offset);
-    chunk.set_total_bytes(total);
-    chunk.set_data(bytes.data() + offset, static_cast<size_t>(size));
-    if (offset == 0) {
-      chunk.set_format(snapshot->format);
-      chunk.set_crc32c(snapshot->crc32c);
-    }
-    if (!writer->Write(chunk)) {
-      return absl::CancelledError("the client went away");
-    }
-    offset += size;
-  } while (offset < total);
-  return absl::OkStatus();
+  return rpc::WriteChunks(
+      context, *snapshot->bytes, chunk_bytes, writer,
+      [&](int64_t offset, int64_t total, std::string_view piece,
+          v1::ParameterChunk* chunk) {
+        chunk->set_version(snapshot->version);
+        chunk->set_offset(offset);
+        chunk->set_total_bytes(total);
+        chunk->set_data(piece.data(), piece.size());
+        if (offset == 0) {
+          chunk->set_format(snapshot->format);
+          chunk->set_crc32c(snapshot->crc32c);
+        }
+      });
 }
 
 grpc::Status ParameterServiceImpl::FetchParameters(

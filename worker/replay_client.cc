@@ -52,12 +52,12 @@ absl::StatusOr<Response> ReplayClient::Call(Method<Request, Response> method,
   context.set_deadline(std::chrono::system_clock::now() +
                        absl::ToChronoMilliseconds(deadline));
   Response response;
-  const grpc::Status status = (stub.get()->*method)(&context, request,
-                                                    &response);
+  const grpc::Status status =
+      (stub.get()->*method)(&context, request, &response);
   if (!status.ok()) {
     const absl::Status error = rpc::FromGrpcStatus(status);
-    return absl::Status(error.code(), absl::StrCat("replay ", address, ": ",
-                                                   error.message()));
+    return absl::Status(
+        error.code(), absl::StrCat("replay ", address, ": ", error.message()));
   }
   return response;
 }
@@ -72,9 +72,8 @@ absl::StatusOr<v1::SampleBatchResponse> ReplayClient::SampleBatch(
   return Call(&v1::ReplayService::Stub::SampleBatch, request, deadline);
 }
 
-absl::StatusOr<v1::SampleForReanalyseResponse>
-ReplayClient::SampleForReanalyse(const v1::SampleForReanalyseRequest& request,
-                                 absl::Duration deadline) {
+absl::StatusOr<v1::SampleForReanalyseResponse> ReplayClient::SampleForReanalyse(
+    const v1::SampleForReanalyseRequest& request, absl::Duration deadline) {
   return Call(&v1::ReplayService::Stub::SampleForReanalyse, request, deadline);
 }
 

@@ -50,14 +50,14 @@ class ReplayClient {
 
  private:
   template <typename Request, typename Response>
-  using Method = grpc::Status (v1::ReplayService::Stub::*)(
-      grpc::ClientContext*, const Request&, Response*);
+  using Method = grpc::Status (v1::ReplayService::Stub::*)(grpc::ClientContext*,
+                                                           const Request&,
+                                                           Response*);
 
   // One call of `method` on the current server, under `deadline`.
   template <typename Request, typename Response>
   absl::StatusOr<Response> Call(Method<Request, Response> method,
-                                const Request& request,
-                                absl::Duration deadline)
+                                const Request& request, absl::Duration deadline)
       ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::string job_id_;

@@ -19,7 +19,7 @@ constexpr absl::string_view kWorkerMethods[] = {
     "Register",      "Heartbeat",        "ReportSolution",
     "InsertTrajectories", "SampleBatch", "SampleForReanalyse",
     "UpdateTargets", "GetStats",         "GetLatestVersion",
-    "FetchParameters"};
+    "FetchParameters", "FetchWorkload"};
 
 template <size_t N>
 bool Contains(const absl::string_view (&methods)[N], absl::string_view method) {

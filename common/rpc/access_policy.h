@@ -9,7 +9,7 @@
 //           GetBestSolution, GetStats
 //   worker: Register, Heartbeat, ReportSolution, InsertTrajectories,
 //           SampleBatch, SampleForReanalyse, UpdateTargets, GetStats,
-//           GetLatestVersion, FetchParameters
+//           GetLatestVersion, FetchParameters, FetchWorkload
 //   admin:  everything
 #ifndef MMAPZERO_COMMON_RPC_ACCESS_POLICY_H_
 #define MMAPZERO_COMMON_RPC_ACCESS_POLICY_H_

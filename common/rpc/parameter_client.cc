@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/rpc/chunked_bytes.h"
 #include "common/rpc/grpc_status.h"
 
 namespace mmapzero::rpc {
@@ -77,59 +78,38 @@ absl::StatusOr<ParameterSnapshot> ParameterClient::Fetch(
   std::unique_ptr<grpc::ClientReader<v1::ParameterChunk>> reader =
       stub_->FetchParameters(&context, request);
   ParameterSnapshot snapshot;
-  int64_t total_bytes = -1;
   uint32_t crc32c = 0;
+  ChunkAssembler assembler;
   absl::Status damaged;
   v1::ParameterChunk chunk;
   while (reader->Read(&chunk)) {
     if (!damaged.ok()) continue;  // drain; the stream's status comes first
-    if (total_bytes < 0) {        // the first chunk
+    if (!assembler.started()) {  // the first chunk
       snapshot.version = chunk.version();
       snapshot.format = chunk.format();
-      total_bytes = chunk.total_bytes();
       crc32c = chunk.crc32c();
-      if (total_bytes < 0 || total_bytes > (int64_t{1} << 34)) {
-        damaged = Damaged(job_id, snapshot.version,
-                          absl::StrCat("total_bytes ", total_bytes));
-        continue;
-      }
-      snapshot.bytes.reserve(static_cast<size_t>(total_bytes));
-    }
-    const int64_t have = static_cast<int64_t>(snapshot.bytes.size());
-    if (chunk.version() != snapshot.version ||
-        chunk.total_bytes() != total_bytes) {
+    } else if (chunk.version() != snapshot.version) {
       damaged = Damaged(
           job_id, snapshot.version,
           absl::StrCat("chunk at offset ", chunk.offset(), " is of version ",
                        chunk.version(), " (", chunk.total_bytes(), " bytes)"));
-    } else if (chunk.offset() != have) {
-      damaged = Damaged(job_id, snapshot.version,
-                        absl::StrCat("chunk at offset ", chunk.offset(),
-                                     ", expected ", have));
-    } else if (have + static_cast<int64_t>(chunk.data().size()) > total_bytes) {
-      damaged =
-          Damaged(job_id, snapshot.version,
-                  absl::StrCat("chunks run past total_bytes ", total_bytes));
-    } else {
-      snapshot.bytes += chunk.data();
+      continue;
+    }
+    if (const absl::Status added =
+            assembler.Add(chunk.offset(), chunk.total_bytes(), chunk.data());
+        !added.ok()) {
+      damaged = Damaged(job_id, snapshot.version, std::string(added.message()));
     }
   }
   const grpc::Status status = reader->Finish();
   if (!status.ok()) return FromGrpcStatus(status);
   if (!damaged.ok()) return damaged;
-  if (total_bytes < 0) {
-    return Damaged(job_id, version, "the stream ended without a chunk");
+  absl::StatusOr<std::string> bytes = assembler.Finish(crc32c);
+  if (!bytes.ok()) {
+    return Damaged(job_id, assembler.started() ? snapshot.version : version,
+                   std::string(bytes.status().message()));
   }
-  if (static_cast<int64_t>(snapshot.bytes.size()) != total_bytes) {
-    return Damaged(job_id, snapshot.version,
-                   absl::StrCat("got ", snapshot.bytes.size(), " of ",
-                                total_bytes, " bytes"));
-  }
-  if (const uint32_t crc = Crc32c(snapshot.bytes); crc != crc32c) {
-    return Damaged(
-        job_id, snapshot.version,
-        absl::StrCat("crc32c ", crc, " differs from the sent ", crc32c));
-  }
+  snapshot.bytes = *std::move(bytes);
   return snapshot;
 }
 

@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/container/flat_hash_set.h"
 #include "common/rpc/backoff.h"
+#include "common/rpc/chunked_bytes.h"
 #include "common/rpc/client_channel.h"
 #include "common/rpc/enum_names.h"
 #include "common/rpc/grpc_status.h"
@@ -28,22 +31,42 @@ void SetDeadline(grpc::ClientContext* context, absl::Duration deadline) {
                         absl::ToChronoMilliseconds(deadline));
 }
 
-// An assignment with its job's workload and config, from `cache` when the
-// coordinator left them out.
-v1::Assignment Filled(const v1::Assignment& assignment,
-                      absl::flat_hash_map<std::string, v1::Assignment>* cache) {
-  auto it = cache->find(assignment.job_id());
-  if (assignment.has_workload()) {
-    v1::Assignment& cached = (*cache)[assignment.job_id()];
-    *cached.mutable_workload() = assignment.workload();
-    *cached.mutable_config() = assignment.config();
-    return assignment;
+// Whether `cached` holds the workload `assignment` names.
+bool CacheHolds(const v1::Assignment& cached,
+                const v1::Assignment& assignment) {
+  return cached.has_workload() &&
+         cached.workload_bytes() == assignment.workload_bytes() &&
+         cached.workload_crc32c() == assignment.workload_crc32c();
+}
+
+// An assignment with its job's workload and config: as sent (an older
+// coordinator inlines the workload), from `fetched`, or from `cache` when
+// the coordinator left them out; nullopt when its workload is not at hand.
+std::optional<v1::Assignment> Filled(
+    const v1::Assignment& assignment,
+    absl::flat_hash_map<std::string, Workload>* fetched,
+    absl::flat_hash_map<std::string, v1::Assignment>* cache) {
+  const std::string& job = assignment.job_id();
+  if (assignment.has_workload() || fetched->contains(job)) {
+    v1::Assignment filled = assignment;
+    if (!assignment.has_workload()) {
+      *filled.mutable_workload() = std::move((*fetched)[job]);
+    }
+    v1::Assignment& cached = (*cache)[job];
+    *cached.mutable_workload() = filled.workload();
+    *cached.mutable_config() = filled.config();
+    cached.set_workload_bytes(filled.workload_bytes());
+    cached.set_workload_crc32c(filled.workload_crc32c());
+    return filled;
+  }
+  auto it = cache->find(job);
+  if (it == cache->end()) return std::nullopt;
+  if (assignment.workload_bytes() > 0 && !CacheHolds(it->second, assignment)) {
+    return std::nullopt;  // another job under the same id: fetch again
   }
   v1::Assignment filled = assignment;
-  if (it != cache->end()) {
-    *filled.mutable_workload() = it->second.workload();
-    *filled.mutable_config() = it->second.config();
-  }
+  *filled.mutable_workload() = it->second.workload();
+  *filled.mutable_config() = it->second.config();
   return filled;
 }
 
@@ -170,6 +193,34 @@ bool WorkerSession::HeartbeatOnce() {
   // at least lease_ttl from now.
   const absl::Time sent = absl::Now();
   const grpc::Status status = stub_->Heartbeat(&context, request, &response);
+  // The workloads of jobs new to this worker, fetched outside the lock.
+  absl::flat_hash_map<std::string, Workload> fetched;
+  if (status.ok()) {
+    std::vector<const v1::Assignment*> missing;
+    {
+      absl::MutexLock lock(&mu_);
+      for (const v1::Assignment& assignment : response.assignments()) {
+        if (assignment.has_workload() || assignment.workload_bytes() <= 0) {
+          continue;
+        }
+        auto it = job_cache_.find(assignment.job_id());
+        if (it == job_cache_.end() || !CacheHolds(it->second, assignment)) {
+          missing.push_back(&assignment);
+        }
+      }
+    }
+    for (const v1::Assignment* assignment : missing) {
+      absl::StatusOr<Workload> workload =
+          FetchWorkload(request.worker_id(), *assignment);
+      if (!workload.ok()) {
+        LogLine("warning", "workload_fetch_failed",
+                {{"job", assignment->job_id()},
+                 {"error", workload.status().ToString()}});
+        continue;
+      }
+      fetched[assignment->job_id()] = *std::move(workload);
+    }
+  }
   absl::MutexLock lock(&mu_);
   if (status.error_code() == grpc::StatusCode::NOT_FOUND) {
     LogLine("warning", "worker_forgotten", {{"worker_id", worker_id_}});
@@ -191,9 +242,18 @@ bool WorkerSession::HeartbeatOnce() {
   leases_end_ = lease_ttl_ > absl::ZeroDuration() ? sent + lease_ttl_
                                                   : absl::InfiniteFuture();
   std::vector<v1::Assignment> assignments;
+  absl::flat_hash_set<std::string> assigned;
   for (const v1::Assignment& assignment : response.assignments()) {
-    assignments.push_back(Filled(assignment, &job_cache_));
+    std::optional<v1::Assignment> filled =
+        Filled(assignment, &fetched, &job_cache_);
+    if (!filled.has_value()) continue;  // fetched on a later heartbeat
+    assigned.insert(assignment.job_id());
+    assignments.push_back(*std::move(filled));
   }
+  // The cache holds only what is assigned now.
+  absl::erase_if(job_cache_, [&assigned](const auto& entry) {
+    return !assigned.contains(entry.first);
+  });
   auto same = [](const v1::Assignment& a, const v1::Assignment& b) {
     return a.job_id() == b.job_id() && a.role() == b.role() &&
            a.replay_address() == b.replay_address() &&
@@ -222,6 +282,43 @@ void WorkerSession::DropAssignmentsLocked(const char* why) {
   assignments_.clear();
   ++version_;
   changed_.SignalAll();
+}
+
+absl::StatusOr<Workload> WorkerSession::FetchWorkload(
+    const std::string& worker_id, const v1::Assignment& assignment) {
+  const std::string& job = assignment.job_id();
+  const auto damaged = [&job](const absl::Status& status) {
+    return absl::Status(status.code(), absl::StrCat("workload of ", job, ": ",
+                                                    status.message()));
+  };
+  v1::FetchWorkloadRequest request;
+  request.set_worker_id(worker_id);
+  request.set_job_id(job);
+  grpc::ClientContext context;
+  // Up to a message limit's worth of bytes: more than a heartbeat's time.
+  SetDeadline(&context, std::max(options_.rpc_deadline, absl::Minutes(1)));
+  std::unique_ptr<grpc::ClientReader<v1::WorkloadChunk>> reader =
+      stub_->FetchWorkload(&context, request);
+  ChunkAssembler assembler(assignment.workload_bytes());
+  v1::WorkloadChunk chunk;
+  while (reader->Read(&chunk)) {  // read to the end; the status comes first
+    (void)assembler.Add(chunk.offset(), chunk.total_bytes(), chunk.data());
+  }
+  const grpc::Status status = reader->Finish();
+  if (!status.ok()) return damaged(FromGrpcStatus(status));
+  absl::StatusOr<std::string> bytes =
+      assembler.Finish(assignment.workload_crc32c());
+  if (!bytes.ok()) return damaged(bytes.status());
+  if (static_cast<int64_t>(bytes->size()) != assignment.workload_bytes()) {
+    return damaged(absl::DataLossError(
+        absl::StrCat("got ", bytes->size(), " bytes, the assignment said ",
+                     assignment.workload_bytes())));
+  }
+  Workload workload;
+  if (!workload.ParseFromString(*bytes)) {
+    return damaged(absl::DataLossError("does not parse"));
+  }
+  return workload;
 }
 
 std::string WorkerSession::worker_id() const {

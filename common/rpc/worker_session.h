@@ -3,8 +3,13 @@
 // with a role, then heartbeats on its own thread at the interval the
 // coordinator asks for, sending the per-job counters the worker last set
 // and keeping the assignments of the answer. The coordinator sends a job's
-// workload and config only until the worker reports that job, so the
-// session caches them: Assignments() always carries them.
+// config (and the size and CRC32C of its workload) only until the worker
+// reports that job; the session fetches the workload itself through the
+// streamed FetchWorkload (chunked_bytes.h), so that a workload as large as
+// a submission may be never has to fit in a heartbeat's answer, and caches
+// both while the job is assigned: Assignments() always carries them. An
+// assignment whose workload cannot be fetched is left out until a later
+// heartbeat fetches it.
 //
 // Every call has a deadline. While the coordinator is away, registration
 // and heartbeats are retried with backoff (backoff.h) and the last
@@ -100,6 +105,10 @@ class WorkerSession {
   void Run(std::stop_token stop);
   bool RegisterOnce() ABSL_LOCKS_EXCLUDED(mu_);
   bool HeartbeatOnce() ABSL_LOCKS_EXCLUDED(mu_);
+  // The job's workload through FetchWorkload, checked against the
+  // assignment's size and CRC32C.
+  absl::StatusOr<Workload> FetchWorkload(const std::string& worker_id,
+                                         const v1::Assignment& assignment);
   // Drops the assignments (their leases are gone), logging `why`.
   void DropAssignmentsLocked(const char* why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -117,7 +126,7 @@ class WorkerSession {
   // When the leases of the current assignments end, at the latest.
   absl::Time leases_end_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
   std::vector<v1::Assignment> assignments_ ABSL_GUARDED_BY(mu_);
-  // job id -> (workload, config) from the first assignment that had them.
+  // job id -> (workload and its CRC32C, config) for the jobs assigned now.
   absl::flat_hash_map<std::string, v1::Assignment> job_cache_
       ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, v1::JobCounters> counters_
