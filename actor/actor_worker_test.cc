@@ -142,7 +142,7 @@ TEST(ActorWorkerIntegrationTest, StopsAJobWhoseAssignmentDisappears) {
 // A workload past gRPC's 4 MiB receive default (here 6 MB of provenance):
 // when assignments carried workloads the actor once never read it, and the
 // job sat RUNNING with no games. It comes by FetchWorkload now.
-TEST(ActorWorkerIntegrationTest, TakesAJobWhoseAssignmentPassesFourMebibytes) {
+TEST(ActorWorkerIntegrationTest, TakesAJobWhoseWorkloadPassesFourMebibytes) {
   TestCluster cluster("drop-all");
   const std::string job =
       cluster.SubmitRunningJob(TinyConfig(), /*padding_bytes=*/6'000'000);

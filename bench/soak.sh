@@ -72,7 +72,7 @@ sample() {
   for pidfile in "$data"/*.pid; do
     name=$(basename "$pidfile" .pid)
     pid=$(cat "$pidfile")
-    rss=$(sed -n 's/^VmRSS: *\([0-9]*\) kB$/\1/p' "/proc/$pid/status" \
+    rss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB$/\1/p' "/proc/$pid/status" \
       2>/dev/null) || true
     [[ -n $rss ]] || { echo "soak: $name (pid $pid) is gone" >&2; exit 1; }
     files=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
