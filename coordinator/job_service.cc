@@ -1,13 +1,8 @@
 #include "coordinator/job_service.h"
 
-#include "absl/time/clock.h"
-
 namespace mmapzero::coordinator {
 
-using rpc::ToGrpcStatus;
 using rpc::ServeUnary;
-using rpc::CheckCall;
-using rpc::FinishRpc;
 
 grpc::Status JobServiceImpl::SubmitJob(grpc::ServerContext* context,
                                        const v1::SubmitJobRequest* request,
@@ -36,19 +31,15 @@ grpc::Status JobServiceImpl::GetJob(grpc::ServerContext* context,
 grpc::Status JobServiceImpl::WatchJob(
     grpc::ServerContext* context, const v1::WatchJobRequest* request,
     grpc::ServerWriter<v1::JobProgress>* writer) {
-  const absl::Time start = absl::Now();
-  absl::Status status = CheckCall(*context, "WatchJob");
-  if (status.ok()) {
+  return rpc::ServeStream("WatchJob", *context, observer_, [&] {
     JobWatch watch(coordinator_, watch_options_);
-    status = watch.Run(
+    return watch.Run(
         request->job_id(),
         [writer](const v1::JobProgress& progress) {
           return writer->Write(progress);
         },
         [context] { return context->IsCancelled(); });
-  }
-  FinishRpc("WatchJob", status, start, observer_);
-  return ToGrpcStatus(status);
+  });
 }
 
 grpc::Status JobServiceImpl::CancelJob(grpc::ServerContext* context,

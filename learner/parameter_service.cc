@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
+#include "common/base/status_macros.h"
 #include "common/rpc/chunked_bytes.h"
 #include "common/rpc/grpc_status.h"
 
@@ -38,36 +38,27 @@ absl::Status ParameterServiceImpl::Stream(
     const grpc::ServerContext& context,
     const v1::FetchParametersRequest& request,
     grpc::ServerWriter<v1::ParameterChunk>* writer) {
-  if (const absl::Status alive = rpc::CheckCall(context, "FetchParameters"); !alive.ok()) {
-    return alive;
-  }
-  if (request.max_chunk_bytes() < 0 ||
-      request.max_chunk_bytes() > options_.max_chunk_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "max_chunk_bytes: must be 0 (default) to ", options_.max_chunk_bytes,
-        ", got ", request.max_chunk_bytes()));
-  }
+  ASSIGN_OR_RETURN(const int64_t chunk_bytes,
+                   rpc::ChunkBytesOf(request.max_chunk_bytes(),
+                                     options_.default_chunk_bytes,
+                                     options_.max_chunk_bytes));
   if (request.version() < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "version: must be >= 0 (0: the latest), got ", request.version()));
   }
-  absl::StatusOr<worker::ParameterSnapshot> snapshot =
-      store_->Find(request.job_id(), request.version());
-  if (!snapshot.ok()) return snapshot.status();
-  const int64_t chunk_bytes = request.max_chunk_bytes() > 0
-                                  ? request.max_chunk_bytes()
-                                  : options_.default_chunk_bytes;
+  ASSIGN_OR_RETURN(const worker::ParameterSnapshot snapshot,
+                   store_->Find(request.job_id(), request.version()));
   return rpc::WriteChunks(
-      context, *snapshot->bytes, chunk_bytes, writer,
+      context, *snapshot.bytes, chunk_bytes, writer,
       [&](int64_t offset, int64_t total, std::string_view piece,
           v1::ParameterChunk* chunk) {
-        chunk->set_version(snapshot->version);
+        chunk->set_version(snapshot.version);
         chunk->set_offset(offset);
         chunk->set_total_bytes(total);
         chunk->set_data(piece.data(), piece.size());
         if (offset == 0) {
-          chunk->set_format(snapshot->format);
-          chunk->set_crc32c(snapshot->crc32c);
+          chunk->set_format(snapshot.format);
+          chunk->set_crc32c(snapshot.crc32c);
         }
       });
 }
@@ -75,10 +66,8 @@ absl::Status ParameterServiceImpl::Stream(
 grpc::Status ParameterServiceImpl::FetchParameters(
     grpc::ServerContext* context, const v1::FetchParametersRequest* request,
     grpc::ServerWriter<v1::ParameterChunk>* writer) {
-  const absl::Time start = absl::Now();
-  const absl::Status status = Stream(*context, *request, writer);
-  rpc::FinishRpc("FetchParameters", status, start, observer_);
-  return rpc::ToGrpcStatus(status);
+  return rpc::ServeStream("FetchParameters", *context, observer_,
+                          [&] { return Stream(*context, *request, writer); });
 }
 
 }  // namespace mmapzero::learner

@@ -7,6 +7,16 @@
 
 namespace mmapzero::rpc {
 
+absl::StatusOr<int64_t> ChunkBytesOf(int64_t requested, int64_t default_bytes,
+                                     int64_t max_bytes) {
+  if (requested < 0 || requested > max_bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_chunk_bytes: must be 0 (default, ", default_bytes,
+                     ") to ", max_bytes, ", got ", requested));
+  }
+  return requested > 0 ? requested : default_bytes;
+}
+
 absl::Status ChunkAssembler::Add(int64_t offset, int64_t total_bytes,
                                  const std::string& data) {
   if (!damaged_.ok()) return damaged_;

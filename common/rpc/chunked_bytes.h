@@ -46,6 +46,11 @@ absl::Status WriteChunks(const grpc::ServerContext& context,
   return absl::OkStatus();
 }
 
+// The chunk size a request asks for (`requested`, 0: `default_bytes`);
+// InvalidArgument naming max_chunk_bytes outside 0 to `max_bytes`.
+absl::StatusOr<int64_t> ChunkBytesOf(int64_t requested, int64_t default_bytes,
+                                     int64_t max_bytes);
+
 // Puts the chunks of one stream back together. Errors say what is wrong in
 // a few words ("chunk at offset 5, expected 0"); callers add whose bytes.
 class ChunkAssembler {

@@ -15,6 +15,17 @@ std::string MessageOf(const absl::Status& status) {
   return std::string(status.message());
 }
 
+TEST(ChunkBytesOfTest, ZeroIsTheDefaultAndTheRangeIsChecked) {
+  EXPECT_EQ(*ChunkBytesOf(0, 1024, 4096), 1024);
+  EXPECT_EQ(*ChunkBytesOf(4096, 1024, 4096), 4096);
+  const absl::Status negative = ChunkBytesOf(-5, 1024, 4096).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(negative));
+  EXPECT_THAT(MessageOf(negative),
+              HasSubstr("max_chunk_bytes: must be 0 (default, 1024) to 4096, "
+                        "got -5"));
+  EXPECT_TRUE(absl::IsInvalidArgument(ChunkBytesOf(4097, 1024, 4096).status()));
+}
+
 TEST(ChunkAssemblerTest, PutsChunksInOrderBackTogether) {
   const std::string bytes = "0123456789";
   ChunkAssembler assembler;

@@ -56,6 +56,19 @@ grpc::Status ServeUnary(absl::string_view method,
   return ToGrpcStatus(status);
 }
 
+// The same around a server-streaming call: `body` returns absl::Status
+// (it writes its own messages) and runs only when CheckCall passes.
+template <typename Body>
+grpc::Status ServeStream(absl::string_view method,
+                         const grpc::ServerContext& context,
+                         RpcObserver* observer, Body&& body) {
+  const absl::Time start = absl::Now();
+  absl::Status status = CheckCall(context, method);
+  if (status.ok()) status = std::forward<Body>(body)();
+  FinishRpc(method, status, start, observer);
+  return ToGrpcStatus(status);
+}
+
 }  // namespace mmapzero::rpc
 
 #endif  // MMAPZERO_COMMON_RPC_RPC_HANDLER_H_
