@@ -17,7 +17,7 @@
 # A solver is a name for `mmapctl solve --solver`, or `muzero-in-process`,
 # optionally followed by `:key=value,key=value` settings (`--set`), e.g.
 # `muzero-in-process:learn=0`. `combination` is `muzero:seed_solver=brkga`
-# (BRKGA for a quarter of the budget, then the cluster's job from its
+# (BRKGA for seed_share of the budget, default half, then the cluster's job from its
 # best) and `combination-in-process` the same inside mmapctl.
 set -euo pipefail
 

@@ -69,7 +69,9 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Open(
   const int solves = coordinator->options_.max_seed_solves;
   coordinator->seeds_ = std::make_unique<SeedQueue>(
       solves, kSeedsWaitingPerSolve * solves,
-      [raw](int64_t job_id) { raw->SeedJob(job_id); });
+      [raw](int64_t job_id, const SeedQueue::StopRequested& stop_requested) {
+        raw->SeedJob(job_id, stop_requested);
+      });
   // Jobs submitted before a stop whose seed solve never ran: oldest first.
   for (auto it = jobs.rbegin(); it != jobs.rend(); ++it) {
     if (it->state != v1::JOB_STATE_SEEDING) continue;
@@ -309,7 +311,8 @@ absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
   return response;
 }
 
-void Coordinator::SeedJob(int64_t job_id) {
+void Coordinator::SeedJob(int64_t job_id,
+                          const SeedQueue::StopRequested& stop_requested) {
   std::shared_ptr<const Workload> workload;
   {
     absl::MutexLock lock(&mu_);
@@ -325,7 +328,7 @@ void Coordinator::SeedJob(int64_t job_id) {
           ? absl::StatusOr<Solution>(
                 absl::DataLossError("the stored workload cannot be read"))
           : SolveSeed(*workload, options_.seed_solver,
-                      options_.heuristic_budget);
+                      options_.heuristic_budget, stop_requested);
 
   absl::MutexLock lock(&mu_);
   if (closed_) return;
@@ -406,6 +409,7 @@ absl::StatusOr<v1::JobStatus> Coordinator::CancelJob(
                      v1::JobState_Name(job.state),
                      "; only a seeding, queued or running job can be cancelled"));
   }
+  const bool seeding = job.state == v1::JOB_STATE_SEEDING;
   if (job.state != v1::JOB_STATE_CANCELLED) {
     const std::string reason =
         request.reason().empty()
@@ -419,6 +423,7 @@ absl::StatusOr<v1::JobStatus> Coordinator::CancelJob(
       return transaction;
     }
   }
+  if (seeding) seeds_->Cancel(id);  // its seed solve stops: no longer needed
   return StatusLocked(job);
 }
 
@@ -513,8 +518,12 @@ absl::StatusOr<std::vector<v1::JobStatus>> Coordinator::AllJobs() {
 }
 
 void Coordinator::Close() {
-  absl::MutexLock lock(&mu_);
-  closed_ = true;
+  {
+    absl::MutexLock lock(&mu_);
+    closed_ = true;
+  }
+  // A running seed solve gives its core back now; its job stays SEEDING.
+  if (seeds_ != nullptr) seeds_->RequestStop();
 }
 
 }  // namespace mmapzero::coordinator

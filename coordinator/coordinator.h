@@ -161,12 +161,15 @@ class Coordinator {
   Coordinator(CoordinatorOptions options, std::unique_ptr<JobStore> store)
       : options_(std::move(options)), store_(std::move(store)) {}
 
-  // The seed queue's work for one job: the seed solve outside the lock,
-  // then the job QUEUED with the seed as its best when it beats the start
-  // (FAILED naming the solver's error). A job cancelled meanwhile stays
-  // cancelled; one the store could not update stays SEEDING and is seeded
-  // again by the next coordinator.
-  void SeedJob(int64_t job_id) ABSL_LOCKS_EXCLUDED(mu_);
+  // The seed queue's work for one job: the seed solve outside the lock
+  // (stopped early when `stop_requested` turns true: the job cancelled or
+  // the coordinator closing), then the job QUEUED with the seed as its
+  // best when it beats the start (FAILED naming the solver's error). A job
+  // cancelled meanwhile stays cancelled; one the store could not update,
+  // or whose solve the closing stopped, stays SEEDING and is seeded again
+  // by the next coordinator.
+  void SeedJob(int64_t job_id, const SeedQueue::StopRequested& stop_requested)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   int64_t NowMs() const;
   absl::Status CheckOpenLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);

@@ -394,8 +394,10 @@ TEST_F(CoordinatorServerTest, WorkersFetchTheirJobsWorkloadInChunks) {
   EXPECT_THAT(bad_size.error_message(), HasSubstr("max_chunk_bytes"));
 }
 
+// ... and its seed solve (BRKGA for a minute here) stops at once, giving
+// its core back.
 TEST_F(CoordinatorServerTest, AJobCancelledWhileSeedingStaysCancelled) {
-  seed_budget_ = absl::Milliseconds(1500);
+  seed_budget_ = absl::Seconds(60);
   RestartServer("brkga");
   v1::SubmitJobResponse response;
   ASSERT_TRUE(
@@ -405,16 +407,17 @@ TEST_F(CoordinatorServerTest, AJobCancelledWhileSeedingStaysCancelled) {
   v1::JobStatus cancelled;
   ASSERT_TRUE(jobs_->CancelJob(Deadlined().get(), cancel, &cancelled).ok());
   EXPECT_EQ(cancelled.state(), v1::JOB_STATE_CANCELLED);
-  absl::SleepFor(absl::Milliseconds(2500));  // the seed solve has ended
+  EXPECT_TRUE(server_->coordinator().AwaitSeeded(absl::Seconds(10)));
   const v1::JobStatus job = Job(response.job_id());
   EXPECT_EQ(job.state(), v1::JOB_STATE_CANCELLED);
   EXPECT_DOUBLE_EQ(job.heuristic_normalised_return(), 0.0);
 }
 
 // Jobs whose seed solve had not run when the coordinator stopped (one
-// running, one waiting with a single solver) are seeded by the next one.
+// running, one waiting with a single solver) are seeded by the next one;
+// the stop does not wait for the running solve (BRKGA for a minute here).
 TEST_F(CoordinatorServerTest, SeedingJobsAreSeededByTheNextCoordinator) {
-  seed_budget_ = absl::Milliseconds(1500);
+  seed_budget_ = absl::Seconds(60);
   max_seed_solves_ = 1;
   RestartServer("brkga");
   std::vector<std::string> ids;
@@ -424,7 +427,13 @@ TEST_F(CoordinatorServerTest, SeedingJobsAreSeededByTheNextCoordinator) {
         jobs_->SubmitJob(Deadlined().get(), SmallRequest(), &response).ok());
     ids.push_back(response.job_id());
   }
-  RestartServer("heuristic");
+  const absl::Time stop = absl::Now();
+  jobs_.reset();
+  workers_.reset();
+  server_.reset();
+  EXPECT_LT(absl::Now() - stop, absl::Seconds(10));
+  seed_budget_ = absl::Milliseconds(500);
+  StartServer("heuristic");
   for (const std::string& id : ids) {
     const v1::JobStatus job = AwaitSeeded(id);
     EXPECT_EQ(job.state(), v1::JOB_STATE_QUEUED) << id;

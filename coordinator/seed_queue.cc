@@ -7,8 +7,7 @@
 
 namespace mmapzero::coordinator {
 
-SeedQueue::SeedQueue(int solvers, int max_waiting,
-                     std::function<void(int64_t)> seed)
+SeedQueue::SeedQueue(int solvers, int max_waiting, SeedFunction seed)
     : max_waiting_(std::max(1, max_waiting)), seed_(std::move(seed)) {
   const int threads = std::max(1, solvers);
   threads_.reserve(threads);
@@ -56,20 +55,35 @@ void SeedQueue::Run() {
       if (stopping_) return;
       job_id = queue_.front();
       queue_.pop_front();
-      ++running_;
+      running_[job_id] = false;
     }
-    seed_(job_id);
+    seed_(job_id, [this, job_id] { return StopAsked(job_id); });
     absl::MutexLock lock(&mu_);
-    --running_;
+    running_.erase(job_id);
   }
 }
 
+bool SeedQueue::StopAsked(int64_t job_id) const {
+  absl::MutexLock lock(&mu_);
+  if (stopping_) return true;
+  const auto it = running_.find(job_id);
+  return it != running_.end() && it->second;
+}
+
+void SeedQueue::Cancel(int64_t job_id) {
+  absl::MutexLock lock(&mu_);
+  std::erase(queue_, job_id);
+  if (auto it = running_.find(job_id); it != running_.end()) it->second = true;
+}
+
+void SeedQueue::RequestStop() {
+  absl::MutexLock lock(&mu_);
+  stopping_ = true;
+  queue_.clear();
+}
+
 void SeedQueue::Stop() {
-  {
-    absl::MutexLock lock(&mu_);
-    stopping_ = true;
-    queue_.clear();
-  }
+  RequestStop();
   for (std::jthread& thread : threads_) {
     if (thread.joinable()) thread.join();
   }
@@ -82,13 +96,13 @@ int SeedQueue::waiting() const {
 
 int SeedQueue::running() const {
   absl::MutexLock lock(&mu_);
-  return running_;
+  return static_cast<int>(running_.size());
 }
 
 bool SeedQueue::AwaitIdle(absl::Duration timeout) const {
   absl::MutexLock lock(&mu_);
   const auto idle = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-    return queue_.empty() && running_ == 0;
+    return queue_.empty() && running_.empty();
   };
   return mu_.AwaitWithTimeout(absl::Condition(&idle), timeout);
 }

@@ -6,12 +6,15 @@
 // at most `solvers` solves take the coordinator's cores, and a burst
 // beyond `max_waiting` queued jobs is refused before any job is made.
 //
-// Stop() lets running solves finish and drops the queued ones: they are
-// still SEEDING in the store, and the next coordinator on the same data
+// `seed` gets a stop predicate that turns true when its job is cancelled
+// (Cancel) or the queue stops, so that a long seed solve (BRKGA for
+// heuristic_budget) gives its core back at once. Stop() asks running
+// solves to stop, drops the queued ones and joins: those jobs are still
+// SEEDING in the store, and the next coordinator on the same data
 // directory queues them again.
 //
-// Thread-safety: thread-safe; `seed` runs on the queue's threads with no
-// lock of the queue held.
+// Thread-safety: thread-safe; `seed` and its predicate run on the queue's
+// threads with no lock of the queue held.
 #ifndef MMAPZERO_COORDINATOR_SEED_QUEUE_H_
 #define MMAPZERO_COORDINATOR_SEED_QUEUE_H_
 
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -31,7 +35,11 @@ namespace mmapzero::coordinator {
 class SeedQueue {
  public:
   // `solvers` and `max_waiting` are at least 1.
-  SeedQueue(int solvers, int max_waiting, std::function<void(int64_t)> seed);
+  using StopRequested = std::function<bool()>;
+  using SeedFunction =
+      std::function<void(int64_t job_id, const StopRequested& stop_requested)>;
+
+  SeedQueue(int solvers, int max_waiting, SeedFunction seed);
   ~SeedQueue();  // Stop()
 
   // OK when one more job can be queued now; ResourceExhausted naming how
@@ -41,8 +49,15 @@ class SeedQueue {
   // ignores max_waiting (those jobs already exist).
   absl::Status Add(int64_t job_id, bool force = false) ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Lets running solves finish, drops the queued ones and joins the
-  // threads. Idempotent. Call without holding any lock that `seed` takes.
+  // `job_id` no longer needs its seed (it was cancelled): dropped when it
+  // waits, its solve asked to stop when it runs. No-op otherwise.
+  void Cancel(int64_t job_id) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Asks running solves to stop and drops the queued ones, without waiting;
+  // from now on Add answers Unavailable. Idempotent.
+  void RequestStop() ABSL_LOCKS_EXCLUDED(mu_);
+  // RequestStop, then joins the threads. Idempotent. Call without holding
+  // any lock that `seed` takes.
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
 
   int waiting() const ABSL_LOCKS_EXCLUDED(mu_);
@@ -53,12 +68,14 @@ class SeedQueue {
  private:
   void Run() ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status CheckRoomLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  bool StopAsked(int64_t job_id) const ABSL_LOCKS_EXCLUDED(mu_);
 
   const int max_waiting_;
-  const std::function<void(int64_t)> seed_;
+  const SeedFunction seed_;
   mutable absl::Mutex mu_;
   std::deque<int64_t> queue_ ABSL_GUARDED_BY(mu_);
-  int running_ ABSL_GUARDED_BY(mu_) = 0;
+  // The jobs whose solve runs now, and whether it was asked to stop.
+  absl::flat_hash_map<int64_t, bool> running_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::jthread> threads_;  // last: started after the rest
 };

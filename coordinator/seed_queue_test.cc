@@ -1,7 +1,6 @@
 #include "coordinator/seed_queue.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -60,7 +59,7 @@ class Recorder {
 
 TEST(SeedQueueTest, RunsAtMostItsSolversAtOnceOldestFirst) {
   Recorder recorder;
-  SeedQueue queue(2, 10, [&](int64_t id) { recorder.Seed(id); });
+  SeedQueue queue(2, 10, [&](int64_t id, auto&) { recorder.Seed(id); });
   for (int64_t id = 1; id <= 5; ++id) ASSERT_TRUE(queue.Add(id).ok());
   ASSERT_TRUE(recorder.AwaitStarted(2));
   absl::SleepFor(absl::Milliseconds(50));  // a third would have started
@@ -79,7 +78,7 @@ TEST(SeedQueueTest, RunsAtMostItsSolversAtOnceOldestFirst) {
 
 TEST(SeedQueueTest, RefusesBeyondItsWaitingRoomUnlessForced) {
   Recorder recorder;
-  SeedQueue queue(1, 2, [&](int64_t id) { recorder.Seed(id); });
+  SeedQueue queue(1, 2, [&](int64_t id, auto&) { recorder.Seed(id); });
   ASSERT_TRUE(queue.Add(1).ok());
   ASSERT_TRUE(recorder.AwaitStarted(1));  // running, not waiting
   EXPECT_TRUE(queue.Add(2).ok());
@@ -98,22 +97,86 @@ TEST(SeedQueueTest, RefusesBeyondItsWaitingRoomUnlessForced) {
   EXPECT_THAT(recorder.started(), ElementsAre(1, 2, 3, 4));
 }
 
-TEST(SeedQueueTest, StopLetsTheRunningSolveEndAndDropsTheQueued) {
-  std::atomic<int> finished = 0;
-  absl::Notification started;
-  SeedQueue queue(1, 10, [&](int64_t) {
-    started.Notify();
-    absl::SleepFor(absl::Milliseconds(200));
-    ++finished;
+// A seed that runs until its stop predicate turns true (or 30 s pass),
+// counting how many were stopped.
+class StoppableSeeds {
+ public:
+  void Seed(int64_t job_id, const SeedQueue::StopRequested& stop_requested) {
+    {
+      absl::MutexLock lock(&mu_);
+      started_ids_.push_back(job_id);
+    }
+    const absl::Time deadline = absl::Now() + absl::Seconds(30);
+    while (!stop_requested() && absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+    absl::MutexLock lock(&mu_);
+    (stop_requested() ? stopped_ : ran_out_).push_back(job_id);
+  }
+  void AwaitStarted() {
+    absl::MutexLock lock(&mu_);
+    const auto started = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+      return !started_ids_.empty();
+    };
+    mu_.Await(absl::Condition(&started));
+  }
+  std::vector<int64_t> started() {
+    absl::MutexLock lock(&mu_);
+    return started_ids_;
+  }
+  std::vector<int64_t> stopped() {
+    absl::MutexLock lock(&mu_);
+    return stopped_;
+  }
+  std::vector<int64_t> ran_out() {
+    absl::MutexLock lock(&mu_);
+    return ran_out_;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<int64_t> started_ids_ ABSL_GUARDED_BY(mu_);
+  std::vector<int64_t> stopped_ ABSL_GUARDED_BY(mu_);
+  std::vector<int64_t> ran_out_ ABSL_GUARDED_BY(mu_);
+};
+
+TEST(SeedQueueTest, StopEndsTheRunningSolveAtOnceAndDropsTheQueued) {
+  StoppableSeeds seeds;
+  SeedQueue queue(1, 10, [&](int64_t id, const auto& stop_requested) {
+    seeds.Seed(id, stop_requested);
   });
   for (int64_t id = 1; id <= 3; ++id) ASSERT_TRUE(queue.Add(id).ok());
-  started.WaitForNotification();
+  seeds.AwaitStarted();
+  const absl::Time begin = absl::Now();
   queue.Stop();
-  EXPECT_EQ(finished.load(), 1);
+  EXPECT_LT(absl::Now() - begin, absl::Seconds(5));  // not the seed's 30 s
+  EXPECT_THAT(seeds.stopped(), ElementsAre(1));
   EXPECT_EQ(queue.waiting(), 0);
   EXPECT_TRUE(absl::IsUnavailable(queue.Add(9)));
   EXPECT_TRUE(absl::IsUnavailable(queue.Add(9, /*force=*/true)));
   queue.Stop();  // idempotent
+}
+
+TEST(SeedQueueTest, CancelStopsThatJobsSolveOrDropsItFromTheQueue) {
+  StoppableSeeds seeds;
+  SeedQueue queue(1, 10, [&](int64_t id, const auto& stop_requested) {
+    seeds.Seed(id, stop_requested);
+  });
+  for (int64_t id = 1; id <= 3; ++id) ASSERT_TRUE(queue.Add(id).ok());
+  seeds.AwaitStarted();
+  queue.Cancel(2);  // waiting: dropped, never solved
+  EXPECT_EQ(queue.waiting(), 1);
+  queue.Cancel(1);  // running: stopped; job 3 starts
+  queue.Cancel(7);  // unknown: nothing
+  for (int i = 0; i < 2000 && seeds.started().size() < 2; ++i) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  EXPECT_THAT(seeds.started(), ElementsAre(1, 3));
+  EXPECT_THAT(seeds.stopped(), ElementsAre(1));  // 3 runs on, not asked
+  queue.Cancel(3);
+  ASSERT_TRUE(queue.AwaitIdle(absl::Seconds(10)));
+  EXPECT_THAT(seeds.stopped(), ElementsAre(1, 3));
+  EXPECT_TRUE(seeds.ran_out().empty());
 }
 
 }  // namespace

@@ -27,9 +27,9 @@ absl::StatusOr<Solution> VerifySolution(const Workload& workload,
   return solution;
 }
 
-absl::StatusOr<Solution> SolveSeed(const Workload& workload,
-                                   const std::string& solver,
-                                   absl::Duration budget) {
+absl::StatusOr<Solution> SolveSeed(
+    const Workload& workload, const std::string& solver,
+    absl::Duration budget, const std::function<bool()>& stop_requested) {
   ASSIGN_OR_RETURN(std::shared_ptr<const game::Program> program,
                    game::Program::Create(workload));
   ASSIGN_OR_RETURN(std::unique_ptr<solvers::Solver> seed_solver,
@@ -38,6 +38,7 @@ absl::StatusOr<Solution> SolveSeed(const Workload& workload,
   solver_budget.wall_time = budget;
   solver_budget.threads = 1;
   solver_budget.seed = 1;
+  solver_budget.stop_requested = stop_requested;
   absl::StatusOr<Solution> solution =
       seed_solver->Solve(program, solver_budget);
   if (!solution.ok()) {

@@ -6,6 +6,7 @@
 #ifndef MMAPZERO_COORDINATOR_VERIFIED_SOLUTION_H_
 #define MMAPZERO_COORDINATOR_VERIFIED_SOLUTION_H_
 
+#include <functional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -24,11 +25,13 @@ absl::StatusOr<Solution> VerifySolution(const Workload& workload,
 
 // The solution of a checked workload by the solver `solver` (the
 // coordinator's seed solver: "heuristic" unless configured otherwise)
-// within `budget`, verified. Internal when the solver fails or its solution
-// does not validate.
-absl::StatusOr<Solution> SolveSeed(const Workload& workload,
-                                   const std::string& solver,
-                                   absl::Duration budget);
+// within `budget`, verified; the solver stops early, with its best so far,
+// once `stop_requested` (when set) answers true. Internal when the solver
+// fails or its solution does not validate.
+absl::StatusOr<Solution> SolveSeed(
+    const Workload& workload, const std::string& solver,
+    absl::Duration budget,
+    const std::function<bool()>& stop_requested = nullptr);
 
 }  // namespace mmapzero::coordinator
 

@@ -31,7 +31,7 @@ class SearchBudget {
   int64_t evaluations() const { return evaluations_; }
   void Spend(int64_t evaluations) { evaluations_ += evaluations; }
 
-  // Out of wall time or evaluations.
+  // Out of wall time or evaluations, or asked to stop.
   bool Exhausted() const;
   // At most `wanted` evaluations that the evaluation limit still allows.
   int64_t Allowed(int64_t wanted) const;

@@ -96,6 +96,37 @@ TEST_P(SearchSolverTest, RejectsUnknownSetting) {
       << solver.status();
 }
 
+// Asked to stop (the coordinator's seed solve of a cancelled job), a
+// solver with a minute of wall time returns its best so far at once.
+TEST_P(SearchSolverTest, StopsWhenAskedWithItsBestSoFar) {
+  const Example& example = LoadExample("medium");
+  auto solver = MakeSolver(GetParam(), {});
+  ASSERT_TRUE(solver.ok()) << solver.status();
+  SolverBudget budget;
+  budget.wall_time = absl::Seconds(60);
+  int asked = 0;
+  budget.stop_requested = [&asked] { return ++asked > 3; };
+  const absl::Time begin = absl::Now();
+  auto solution = (*solver)->Solve(example.program, budget);
+  EXPECT_LT(absl::Now() - begin, absl::Seconds(10));
+  ASSERT_TRUE(solution.ok()) << solution.status();
+  EXPECT_TRUE(validate::ValidateSolution(example.workload, *solution).ok);
+}
+
+TEST(SearchSolverTest, TunedHeuristicStopsAfterItsFirstPlanWhenAsked) {
+  auto solver = MakeSolver("heuristic", {{"tuned", "1"}});
+  if (absl::IsUnimplemented(solver.status())) GTEST_SKIP() << solver.status();
+  ASSERT_TRUE(solver.ok()) << solver.status();
+  SolverBudget budget;
+  budget.wall_time = absl::Seconds(60);
+  budget.stop_requested = [] { return true; };
+  SolverProgress last;
+  budget.on_progress = [&last](const SolverProgress& p) { last = p; };
+  auto solution = (*solver)->Solve(LoadExample("medium").program, budget);
+  ASSERT_TRUE(solution.ok()) << solution.status();
+  EXPECT_EQ(last.evaluations, 2);  // one plan, played with and without fill
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBaselines, SearchSolverTest,
                          ::testing::Values("es", "brkga", "random", "drop-all",
                                            "portfolio"),
