@@ -99,11 +99,15 @@ class CoordinatorServerTest : public ::testing::Test {
     channel_ = channel;
   }
 
-  void RestartServer(const std::string& seed_solver = "heuristic",
-                     bool metrics = false) {
+  void StopServer() {
     jobs_.reset();
     workers_.reset();
     server_.reset();
+  }
+
+  void RestartServer(const std::string& seed_solver = "heuristic",
+                     bool metrics = false) {
+    StopServer();
     StartServer(seed_solver, metrics);
   }
 
@@ -428,9 +432,7 @@ TEST_F(CoordinatorServerTest, SeedingJobsAreSeededByTheNextCoordinator) {
     ids.push_back(response.job_id());
   }
   const absl::Time stop = absl::Now();
-  jobs_.reset();
-  workers_.reset();
-  server_.reset();
+  StopServer();
   EXPECT_LT(absl::Now() - stop, absl::Seconds(10));
   seed_budget_ = absl::Milliseconds(500);
   StartServer("heuristic");

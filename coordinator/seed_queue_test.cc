@@ -140,13 +140,22 @@ class StoppableSeeds {
   std::vector<int64_t> ran_out_ ABSL_GUARDED_BY(mu_);
 };
 
-TEST(SeedQueueTest, StopEndsTheRunningSolveAtOnceAndDropsTheQueued) {
-  StoppableSeeds seeds;
-  SeedQueue queue(1, 10, [&](int64_t id, const auto& stop_requested) {
-    seeds.Seed(id, stop_requested);
-  });
-  for (int64_t id = 1; id <= 3; ++id) ASSERT_TRUE(queue.Add(id).ok());
-  seeds.AwaitStarted();
+// One solver thread running StoppableSeeds, jobs 1 to 3 queued and job 1's
+// solve started.
+class StoppableSeedQueueTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (int64_t id = 1; id <= 3; ++id) ASSERT_TRUE(queue.Add(id).ok());
+    seeds.AwaitStarted();
+  }
+
+  StoppableSeeds seeds;  // before the queue, whose thread uses it
+  SeedQueue queue{1, 10, [this](int64_t id, const auto& stop_requested) {
+                    seeds.Seed(id, stop_requested);
+                  }};
+};
+
+TEST_F(StoppableSeedQueueTest, StopEndsTheRunningSolveAtOnceAndDropsTheQueued) {
   const absl::Time begin = absl::Now();
   queue.Stop();
   EXPECT_LT(absl::Now() - begin, absl::Seconds(5));  // not the seed's 30 s
@@ -157,13 +166,7 @@ TEST(SeedQueueTest, StopEndsTheRunningSolveAtOnceAndDropsTheQueued) {
   queue.Stop();  // idempotent
 }
 
-TEST(SeedQueueTest, CancelStopsThatJobsSolveOrDropsItFromTheQueue) {
-  StoppableSeeds seeds;
-  SeedQueue queue(1, 10, [&](int64_t id, const auto& stop_requested) {
-    seeds.Seed(id, stop_requested);
-  });
-  for (int64_t id = 1; id <= 3; ++id) ASSERT_TRUE(queue.Add(id).ok());
-  seeds.AwaitStarted();
+TEST_F(StoppableSeedQueueTest, CancelStopsThatJobsSolveOrDropsItFromTheQueue) {
   queue.Cancel(2);  // waiting: dropped, never solved
   EXPECT_EQ(queue.waiting(), 1);
   queue.Cancel(1);  // running: stopped; job 3 starts

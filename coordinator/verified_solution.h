@@ -30,8 +30,7 @@ absl::StatusOr<Solution> VerifySolution(const Workload& workload,
 // fails or its solution does not validate.
 absl::StatusOr<Solution> SolveSeed(
     const Workload& workload, const std::string& solver,
-    absl::Duration budget,
-    const std::function<bool()>& stop_requested = nullptr);
+    absl::Duration budget, const std::function<bool()>& stop_requested);
 
 }  // namespace mmapzero::coordinator
 

@@ -37,7 +37,7 @@ bool SearchBudget::Exhausted() const {
   if (budget_.max_evaluations > 0 && evaluations_ >= budget_.max_evaluations) {
     return true;
   }
-  if (budget_.stop_requested && budget_.stop_requested()) return true;
+  if (budget_.asked_to_stop()) return true;
   return absl::Now() - start_ >= budget_.wall_time;
 }
 

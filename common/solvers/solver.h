@@ -41,12 +41,16 @@ struct SolverBudget {
   uint64_t seed = 1;
   // Called from the thread that called Solve().
   std::function<void(const SolverProgress&)> on_progress;
-  // Asked between games from the thread that called Solve(); true: stop
-  // now and return the best so far, as when the wall time runs out (the
+  // Asked between games (the heuristic after each plan, the searches after
+  // each generation) from the thread that called Solve(); true: stop now
+  // and return the best so far, as when the wall time runs out (the
   // coordinator stops a seed solve whose job is cancelled or whose process
   // stops). Unset: never. Honoured by the heuristic and the searches (ES,
   // BRKGA, random play, the portfolio).
   std::function<bool()> stop_requested;
+
+  // Whether stop_requested is set and answers true now.
+  bool asked_to_stop() const { return stop_requested && stop_requested(); }
 };
 
 // Solver-specific settings by name ("population" -> "64", ...), as given on

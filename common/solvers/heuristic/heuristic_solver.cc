@@ -106,10 +106,7 @@ absl::StatusOr<Solution> HeuristicSolver::Solve(
   PlannerOptions best_options = grid[0];
   double best_return = -1;
   for (const PlannerOptions& point : grid) {
-    if (progress.evaluations > 0 && budget.stop_requested &&
-        budget.stop_requested()) {
-      break;
-    }
+    if (progress.evaluations > 0 && budget.asked_to_stop()) break;
     // The default candidates always run; the rest only within the budget.
     if (progress.evaluations >= 2 * static_cast<int64_t>(defaults.size()) &&
         (absl::Now() - begin >= budget.wall_time ||
