@@ -42,6 +42,11 @@ absl::Status CheckOptions(const CoordinatorOptions& options) {
         absl::StrCat("max_running_jobs: must be >= 0 (0: no limit), got ",
                      options.max_running_jobs));
   }
+  if (options.lease_rotation < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("lease_rotation: must be >= 0 (0: never), got ",
+                     absl::FormatDuration(options.lease_rotation)));
+  }
   if (options.max_seed_solves < 1 || options.max_seed_solves > 1024) {
     return absl::InvalidArgumentError(absl::StrCat(
         "max_seed_solves: must be 1 to 1024, got ", options.max_seed_solves));

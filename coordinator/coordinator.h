@@ -43,6 +43,10 @@ struct CoordinatorOptions {
   absl::Duration heartbeat_interval = absl::Seconds(2);
   absl::Duration lease_ttl = absl::Seconds(10);  // > heartbeat_interval
   int32_t max_running_jobs = 0;                  // 0: no limit
+  // With more running jobs than actor (or reanalyse) slots, a worker that
+  // alone serves a job moves to a job with none after holding its lease
+  // this long (lease_planner.h); zero: never.
+  absl::Duration lease_rotation = absl::Seconds(60);
   // Solves every workload at submission, so a job has a valid best from
   // its first second (MMap-MuZero-prod). A solver name of
   // common/solvers/solver.h; tests use "drop-all" for a beatable seed.

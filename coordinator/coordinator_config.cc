@@ -33,6 +33,7 @@ CoordinatorConfig WithDefaults(CoordinatorConfig config) {
   if (config.heuristic_budget_ms() == 0) config.set_heuristic_budget_ms(10000);
   if (config.tick_interval_ms() == 0) config.set_tick_interval_ms(1000);
   if (config.max_seed_solves() == 0) config.set_max_seed_solves(2);
+  if (config.lease_rotation_ms() == 0) config.set_lease_rotation_ms(60000);
   return config;
 }
 
@@ -47,6 +48,11 @@ absl::StatusOr<CoordinatorServerOptions> ServerOptionsFromConfig(
   RETURN_IF_ERROR(
       NonNegative("heuristic_budget_ms", config.heuristic_budget_ms()));
   RETURN_IF_ERROR(NonNegative("tick_interval_ms", config.tick_interval_ms()));
+  if (config.lease_rotation_ms() < -1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "config field lease_rotation_ms: must be >= 0, or -1 for never, got ",
+        config.lease_rotation_ms()));
+  }
   if (config.max_seed_solves() < 1 || config.max_seed_solves() > 1024) {
     return absl::InvalidArgumentError(
         absl::StrCat("config field max_seed_solves: must be 1 to 1024, got ",
@@ -70,6 +76,9 @@ absl::StatusOr<CoordinatorServerOptions> ServerOptionsFromConfig(
   c.heartbeat_interval = absl::Milliseconds(config.heartbeat_interval_ms());
   c.lease_ttl = absl::Milliseconds(config.lease_ttl_ms());
   c.max_running_jobs = config.max_running_jobs();
+  c.lease_rotation = config.lease_rotation_ms() < 0
+                         ? absl::ZeroDuration()
+                         : absl::Milliseconds(config.lease_rotation_ms());
   c.heuristic_budget = absl::Milliseconds(config.heuristic_budget_ms());
   c.max_seed_solves = config.max_seed_solves();
   return options;

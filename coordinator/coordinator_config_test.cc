@@ -18,7 +18,21 @@ TEST(CoordinatorConfigTest, EmptyConfigGetsTheDefaults) {
   EXPECT_EQ(config.heuristic_budget_ms(), 10000);
   EXPECT_EQ(config.tick_interval_ms(), 1000);
   EXPECT_EQ(config.max_seed_solves(), 2);
+  EXPECT_EQ(config.lease_rotation_ms(), 60000);
   EXPECT_EQ(config.metrics_port(), 0);  // off
+}
+
+TEST(CoordinatorConfigTest, LeaseRotationMinusOneTurnsItOff) {
+  CoordinatorConfig config;
+  EXPECT_EQ(ServerOptionsFromConfig(config)->coordinator.lease_rotation,
+            absl::Seconds(60));
+  config.set_lease_rotation_ms(-1);
+  EXPECT_EQ(ServerOptionsFromConfig(config)->coordinator.lease_rotation,
+            absl::ZeroDuration());
+  config.set_lease_rotation_ms(-2);
+  const absl::Status status = ServerOptionsFromConfig(config).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("lease_rotation_ms"));
 }
 
 TEST(CoordinatorConfigTest, FieldsBecomeServerOptions) {

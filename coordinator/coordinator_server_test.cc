@@ -780,6 +780,46 @@ TEST_F(CoordinatorServerTest, ActorsLearnTheirJobsReplayAndLearnerAddresses) {
   EXPECT_EQ(job.actors(), 1);
 }
 
+// More jobs than actor slots: the learner starts only as many as the live
+// actors can serve, and when an actor dies the one left takes turns
+// between the running jobs (lease rotation, default 60 s).
+TEST_F(CoordinatorServerTest, JobsStartForActorSlotsAndActorsRotate) {
+  const std::string first = Submit();
+  const std::string second = Submit();
+  const std::string third = Submit();
+  const std::string a = Register(v1::WORKER_ROLE_ACTOR);
+  const std::string b = Register(v1::WORKER_ROLE_ACTOR);
+  const std::string learner =
+      Register(v1::WORKER_ROLE_LEARNER, "learner:1", /*capacity=*/4);
+  EXPECT_EQ(Heartbeat(learner).assignments_size(), 2);
+  EXPECT_EQ(Job(first).state(), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(Job(second).state(), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(Job(third).state(), v1::JOB_STATE_QUEUED);
+  const auto job_of = [&](const std::string& worker) {
+    const v1::HeartbeatResponse response = Heartbeat(worker);
+    EXPECT_EQ(response.assignments_size(), 1) << worker;
+    return response.assignments_size() == 1 ? response.assignments(0).job_id()
+                                            : std::string();
+  };
+  EXPECT_EQ(job_of(a), first);
+  EXPECT_EQ(job_of(b), second);
+
+  // b falls silent; a serves `first` alone and `second` has no actor. The
+  // learner starts nothing more: one live slot, two running jobs.
+  std::vector<std::string> served;  // a's job, second by second
+  for (int second_of_run = 0; second_of_run < 130; ++second_of_run) {
+    clock_.Advance(absl::Seconds(1));
+    EXPECT_EQ(Heartbeat(learner).assignments_size(), 2);
+    served.push_back(job_of(a));
+  }
+  EXPECT_EQ(Job(third).state(), v1::JOB_STATE_QUEUED);
+  // a moves to `second` a minute after it took `first`, and back a minute
+  // later: each running job gets turns.
+  EXPECT_EQ(served[30], first);
+  EXPECT_EQ(served[70], second);
+  EXPECT_EQ(served[125], first);
+}
+
 TEST_F(CoordinatorServerTest, LearnerStepBudgetEndsTheJob) {
   v1::SubmitJobRequest request = SmallRequest();
   request.mutable_budget()->set_learner_steps(100);

@@ -85,7 +85,7 @@ absl::Status Coordinator::ApplyCountersLocked(
                                        ": ", counters.fatal_error()));
     }
     excluded->insert(*id);
-    return store_->DeleteLease(Lease{*id, worker.role, worker.id, 0});
+    return store_->DeleteLease(Lease{*id, worker.role, worker.id, 0, 0});
   }
   if (worker.role != v1::WORKER_ROLE_LEARNER) return absl::OkStatus();
   job->learner_report = counters;
@@ -106,14 +106,22 @@ absl::StatusOr<std::vector<int64_t>> Coordinator::RenewLeasesLocked(
   request.capacity = worker.capacity;
   request.max_running_jobs = options_.max_running_jobs;
   request.excluded = excluded;
+  const int64_t now = NowMs();
+  request.now_ms = now;
+  request.rotation_ms = absl::ToInt64Milliseconds(options_.lease_rotation);
+  if (worker.role == v1::WORKER_ROLE_LEARNER) {
+    ASSIGN_OR_RETURN(request.actor_slots,
+                     store_->LiveCapacity(
+                         v1::WORKER_ROLE_ACTOR,
+                         now - absl::ToInt64Milliseconds(options_.lease_ttl)));
+  }
   for (const JobRecord& job : jobs) {
     request.jobs.push_back(PlannerJob{job.id, job.state});
   }
   request.live_leases = leases;  // expired ones were dropped just before
   const LeasePlan plan = PlanLeases(request);
 
-  const int64_t expiry =
-      NowMs() + absl::ToInt64Milliseconds(options_.lease_ttl);
+  const int64_t expiry = now + absl::ToInt64Milliseconds(options_.lease_ttl);
   for (const Lease& lease : leases) {
     if (lease.worker_id != worker.id) continue;
     if (std::find(plan.jobs.begin(), plan.jobs.end(), lease.job_id) ==
@@ -129,7 +137,7 @@ absl::StatusOr<std::vector<int64_t>> Coordinator::RenewLeasesLocked(
                  lease.role == worker.role;
         });
     RETURN_IF_ERROR(
-        store_->PutLease(Lease{job_id, worker.role, worker.id, expiry}));
+        store_->PutLease(Lease{job_id, worker.role, worker.id, expiry, now}));
     // A new learner holder fences out every earlier one (lease_fence.h).
     if (!renewal && worker.role == v1::WORKER_ROLE_LEARNER) {
       RETURN_IF_ERROR(store_->NextLearnerEpoch(job_id).status());

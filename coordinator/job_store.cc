@@ -86,6 +86,10 @@ constexpr char kSchemaV2Additions[] =
 constexpr char kSchemaV3Additions[] =
     "ALTER TABLE jobs ADD COLUMN learner_epoch INTEGER NOT NULL DEFAULT 0;";
 
+// What version 4 added to version 3.
+constexpr char kSchemaV4Additions[] =
+    "ALTER TABLE leases ADD COLUMN acquired_ms INTEGER NOT NULL DEFAULT 0;";
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(
@@ -131,6 +135,7 @@ absl::Status JobStore::CreateOrCheckSchema() {
       RETURN_IF_ERROR(db_->Exec(SchemaV1()));
       RETURN_IF_ERROR(db_->Exec(kSchemaV2Additions));
       RETURN_IF_ERROR(db_->Exec(kSchemaV3Additions));
+      RETURN_IF_ERROR(db_->Exec(kSchemaV4Additions));
       ASSIGN_OR_RETURN(
           Statement insert,
           db_->Prepare("INSERT INTO schema_version (version) VALUES (?)"));
@@ -140,9 +145,10 @@ absl::Status JobStore::CreateOrCheckSchema() {
                      db_->Prepare("SELECT version FROM schema_version"));
     ASSIGN_OR_RETURN(const bool row, version.Step());
     const int64_t found = row ? version.ColumnInt(0) : -1;
-    if (found == 1 || found == 2) {  // upgrade in place, in this transaction
-      if (found == 1) RETURN_IF_ERROR(db_->Exec(kSchemaV2Additions));
-      RETURN_IF_ERROR(db_->Exec(kSchemaV3Additions));
+    if (found >= 1 && found <= 3) {  // upgrade in place, in this transaction
+      if (found <= 1) RETURN_IF_ERROR(db_->Exec(kSchemaV2Additions));
+      if (found <= 2) RETURN_IF_ERROR(db_->Exec(kSchemaV3Additions));
+      RETURN_IF_ERROR(db_->Exec(kSchemaV4Additions));
       return Write("UPDATE schema_version SET version = ?",
                    [](Statement& update) { update.Bind(1, kSchemaVersion); });
     }
@@ -393,10 +399,21 @@ absl::Status JobStore::TouchWorker(int64_t id, int64_t now_ms) {
                [&](Statement& update) { update.Bind(1, now_ms).Bind(2, id); });
 }
 
+absl::StatusOr<int64_t> JobStore::LiveCapacity(v1::WorkerRole role,
+                                               int64_t since_ms) {
+  ASSIGN_OR_RETURN(Statement select,
+                   db_->Prepare("SELECT COALESCE(SUM(capacity), 0) FROM "
+                                "workers WHERE role = ? AND "
+                                "last_heartbeat_ms >= ?"));
+  select.Bind(1, static_cast<int64_t>(role)).Bind(2, since_ms);
+  ASSIGN_OR_RETURN(const bool row, select.Step());
+  return row ? select.ColumnInt(0) : 0;
+}
+
 absl::StatusOr<std::vector<Lease>> JobStore::ListLeases() {
   ASSIGN_OR_RETURN(
       Statement select,
-      db_->Prepare("SELECT job_id, role, worker_id, expiry_ms "
+      db_->Prepare("SELECT job_id, role, worker_id, expiry_ms, acquired_ms "
                    "FROM leases ORDER BY job_id, role, worker_id"));
   std::vector<Lease> leases;
   while (true) {
@@ -404,7 +421,8 @@ absl::StatusOr<std::vector<Lease>> JobStore::ListLeases() {
     if (!row) break;
     leases.push_back(Lease{select.ColumnInt(0),
                            static_cast<v1::WorkerRole>(select.ColumnInt(1)),
-                           select.ColumnInt(2), select.ColumnInt(3)});
+                           select.ColumnInt(2), select.ColumnInt(3),
+                           select.ColumnInt(4)});
   }
   return leases;
 }
@@ -419,14 +437,15 @@ absl::StatusOr<int64_t> JobStore::NextLearnerEpoch(int64_t job_id) {
 
 absl::Status JobStore::PutLease(const Lease& lease) {
   return Write(
-      "INSERT INTO leases (job_id, role, worker_id, expiry_ms) "
-      "VALUES (?, ?, ?, ?) ON CONFLICT (job_id, role, worker_id) "
+      "INSERT INTO leases (job_id, role, worker_id, expiry_ms, acquired_ms) "
+      "VALUES (?, ?, ?, ?, ?) ON CONFLICT (job_id, role, worker_id) "
       "DO UPDATE SET expiry_ms = excluded.expiry_ms",
       [&](Statement& upsert) {
         upsert.Bind(1, lease.job_id)
             .Bind(2, static_cast<int64_t>(lease.role))
             .Bind(3, lease.worker_id)
-            .Bind(4, lease.expiry_ms);
+            .Bind(4, lease.expiry_ms)
+            .Bind(5, lease.acquired_ms);
       });
 }
 

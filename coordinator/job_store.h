@@ -79,12 +79,15 @@ struct WorkerRecord {
 
 // One worker's right to work on one job in one role until expiry_ms.
 // Learner and replay leases are exclusive: one holder per job (the schema
-// enforces it).
+// enforces it). acquired_ms is when this worker got the lease (renewals
+// keep it; 0 for leases written before schema v4): the lease planner
+// rotates actors off the jobs they have held longest.
 struct Lease {
   int64_t job_id = 0;
   v1::WorkerRole role = v1::WORKER_ROLE_UNSPECIFIED;
   int64_t worker_id = 0;
   int64_t expiry_ms = 0;
+  int64_t acquired_ms = 0;
 };
 
 // Cumulative counters of one worker on one job, or a job's sum over workers.
@@ -98,10 +101,10 @@ struct WorkCounters {
 class JobStore {
  public:
   static constexpr char kFileName[] = "coordinator.db";
-  // Version 2 added submit_keys and jobs.uid, version 3 jobs.learner_epoch;
-  // an older file is upgraded on open (its jobs keep an empty uid and
-  // epoch 0).
-  static constexpr int kSchemaVersion = 3;
+  // Version 2 added submit_keys and jobs.uid, version 3 jobs.learner_epoch,
+  // version 4 leases.acquired_ms; an older file is upgraded on open (its
+  // jobs keep an empty uid and epoch 0, its leases acquired at 0).
+  static constexpr int kSchemaVersion = 4;
 
   // Opens <data_dir>/coordinator.db, creating the folder and the schema
   // when missing.
@@ -141,12 +144,16 @@ class JobStore {
   absl::StatusOr<int64_t> AddWorker(const WorkerRecord& worker);
   absl::StatusOr<WorkerRecord> GetWorker(int64_t id);
   absl::Status TouchWorker(int64_t id, int64_t now_ms);
+  // The summed capacity of the workers of `role` that registered or
+  // heartbeated at or after since_ms: the live slots of that role.
+  absl::StatusOr<int64_t> LiveCapacity(v1::WorkerRole role, int64_t since_ms);
 
   absl::StatusOr<std::vector<Lease>> ListLeases();
   // Raises a job's learner_epoch by one and returns it (a new learner
   // lease holder).
   absl::StatusOr<int64_t> NextLearnerEpoch(int64_t job_id);
-  // Inserts or renews (same job, role and worker).
+  // Inserts or renews (same job, role and worker); a renewal keeps the
+  // stored acquired_ms.
   absl::Status PutLease(const Lease& lease);
   absl::Status DeleteLease(const Lease& lease);
   absl::Status DeleteJobLeases(int64_t job_id);

@@ -198,6 +198,44 @@ TEST(JobStoreTest, OneLearnerLeasePerJobButManyActors) {
   EXPECT_EQ((*leases)[2].expiry_ms, 6000);  // learner lease, renewed
 }
 
+TEST(JobStoreTest, ARenewalKeepsWhenTheLeaseWasAcquired) {
+  TestDir dir;
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_TRUE((*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0).get()).ok());
+  const int64_t w = *(*store)->AddWorker(WorkerRecord{});
+  ASSERT_TRUE((*store)->PutLease({1, v1::WORKER_ROLE_ACTOR, w, 5000, 1000}).ok());
+  ASSERT_TRUE((*store)->PutLease({1, v1::WORKER_ROLE_ACTOR, w, 9000, 4000}).ok());
+  auto leases = (*store)->ListLeases();
+  ASSERT_TRUE(leases.ok()) << leases.status();
+  ASSERT_EQ(leases->size(), 1u);
+  EXPECT_EQ((*leases)[0].expiry_ms, 9000);
+  EXPECT_EQ((*leases)[0].acquired_ms, 1000);
+}
+
+TEST(JobStoreTest, LiveCapacitySumsTheRecentWorkersOfOneRole) {
+  TestDir dir;
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  const auto add = [&](v1::WorkerRole role, int32_t capacity, int64_t seen) {
+    WorkerRecord worker;
+    worker.role = role;
+    worker.capacity = capacity;
+    worker.registered_ms = seen;
+    worker.last_heartbeat_ms = seen;
+    return *(*store)->AddWorker(worker);
+  };
+  EXPECT_EQ(*(*store)->LiveCapacity(v1::WORKER_ROLE_ACTOR, 0), 0);
+  add(v1::WORKER_ROLE_ACTOR, 2, 1000);
+  const int64_t quiet = add(v1::WORKER_ROLE_ACTOR, 1, 500);  // silent since
+  add(v1::WORKER_ROLE_LEARNER, 4, 1000);
+  EXPECT_EQ(*(*store)->LiveCapacity(v1::WORKER_ROLE_ACTOR, 800), 2);
+  EXPECT_EQ(*(*store)->LiveCapacity(v1::WORKER_ROLE_ACTOR, 0), 3);
+  ASSERT_TRUE((*store)->TouchWorker(quiet, 900).ok());
+  EXPECT_EQ(*(*store)->LiveCapacity(v1::WORKER_ROLE_ACTOR, 800), 3);
+  EXPECT_EQ(*(*store)->LiveCapacity(v1::WORKER_ROLE_LEARNER, 800), 4);
+}
+
 TEST(JobStoreTest, DeletesOnlyExpiredLeases) {
   TestDir dir;
   auto store = JobStore::Open(dir.path());
@@ -253,6 +291,9 @@ TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
     auto created = (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0.25).get());
     ASSERT_TRUE(created.ok());
     id = *created;
+    const int64_t worker = *(*store)->AddWorker(WorkerRecord{});
+    ASSERT_TRUE(
+        (*store)->PutLease({id, v1::WORKER_ROLE_ACTOR, worker, 5000, 1000}).ok());
   }
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((dir.path() + "/coordinator.db").c_str(), &db),
@@ -261,6 +302,7 @@ TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
                          "DROP TABLE submit_keys; "
                          "ALTER TABLE jobs DROP COLUMN uid; "
                          "ALTER TABLE jobs DROP COLUMN learner_epoch; "
+                         "ALTER TABLE leases DROP COLUMN acquired_ms; "
                          "UPDATE schema_version SET version = 1",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
@@ -270,6 +312,11 @@ TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
   EXPECT_EQ((*store)->GetJob(id)->uid, "");  // a job from before uids
   EXPECT_EQ((*store)->GetJob(id)->learner_epoch, 0);
   EXPECT_EQ(*(*store)->NextLearnerEpoch(id), 1);
+  const auto leases = (*store)->ListLeases();  // kept, acquired "at 0"
+  ASSERT_TRUE(leases.ok()) << leases.status();
+  ASSERT_EQ(leases->size(), 1u);
+  EXPECT_EQ((*leases)[0].expiry_ms, 5000);
+  EXPECT_EQ((*leases)[0].acquired_ms, 0);
   SubmitKey key;
   key.key = "k";
   key.fingerprint = 0xdeadbeef;

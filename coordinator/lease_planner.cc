@@ -55,6 +55,7 @@ LeasePlan PlanExclusive(const LeaseRequest& request,
             running >= request.max_running_jobs) {
           break;
         }
+        if (request.actor_slots > 0 && running >= request.actor_slots) break;
         ++running;
         plan.started.push_back(job.id);
       }
@@ -68,11 +69,13 @@ LeasePlan PlanExclusive(const LeaseRequest& request,
 LeasePlan PlanSpread(const LeaseRequest& request,
                      const std::vector<PlannerJob>& eligible) {
   absl::flat_hash_map<int64_t, int32_t> crowd;  // job -> workers, this role
-  absl::flat_hash_set<int64_t> mine;
+  absl::flat_hash_map<int64_t, int64_t> mine;   // job -> acquired_ms
   for (const Lease& lease : request.live_leases) {
     if (lease.role != request.role) continue;
     ++crowd[lease.job_id];
-    if (lease.worker_id == request.worker_id) mine.insert(lease.job_id);
+    if (lease.worker_id == request.worker_id) {
+      mine[lease.job_id] = lease.acquired_ms;
+    }
   }
   LeasePlan plan;
   std::vector<int64_t> others;  // eligible jobs this worker does not hold
@@ -99,7 +102,27 @@ LeasePlan PlanSpread(const LeaseRequest& request,
         plan.jobs.begin(), plan.jobs.end(), [&](int64_t a, int64_t b) {
           return crowd[a] != crowd[b] ? crowd[a] < crowd[b] : a < b;
         });
-    if (crowd[*source] > crowd[*target] + 1) *source = *target;
+    if (crowd[*source] > crowd[*target] + 1) {
+      *source = *target;
+    } else if (request.rotation_ms > 0 && crowd[*target] == 0) {
+      // Every job of this worker has it alone (else the move above was
+      // taken): it leaves the one it has held longest, once that is long
+      // enough. A lease taken in this plan is not in `mine`: never moved.
+      const auto held_longest = std::min_element(
+          plan.jobs.begin(), plan.jobs.end(), [&](int64_t a, int64_t b) {
+            const auto at = mine.find(a);
+            const auto bt = mine.find(b);
+            if (at == mine.end() || bt == mine.end()) {
+              return at != mine.end() && bt == mine.end();
+            }
+            return at->second != bt->second ? at->second < bt->second : a < b;
+          });
+      const auto acquired = mine.find(*held_longest);
+      if (acquired != mine.end() &&
+          request.now_ms - acquired->second >= request.rotation_ms) {
+        *held_longest = *target;
+      }
+    }
   }
   std::sort(plan.jobs.begin(), plan.jobs.end());
   return plan;

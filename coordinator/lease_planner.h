@@ -7,12 +7,18 @@
 //    keeps the live ones it has and fills up with running jobs that have no
 //    live holder (an expired holder's job is taken over here), oldest first;
 //    a learner then takes queued jobs, oldest first, while fewer than
-//    `max_running_jobs` run, and so starts them.
+//    `max_running_jobs` run and fewer than the live actor slots (when any
+//    actor is live), and so starts them: a job that no actor could serve
+//    waits queued instead of running its wall-time budget down.
 //  - Actor and reanalyse leases spread over running jobs: a worker keeps
 //    its live ones, fills up with the running jobs that have the fewest
 //    workers of its role (ties: oldest), then moves at most one lease from
 //    its most crowded job to a job with at least two fewer workers, so a
 //    newly started job gets workers without every worker churning.
+//  - Rotation: while some running job has no worker of the role (more jobs
+//    than slots, after an actor died), a worker that alone serves a job and
+//    has held that lease for `rotation_ms` moves to the starved job, so
+//    every job gets turns instead of one getting none.
 #ifndef MMAPZERO_COORDINATOR_LEASE_PLANNER_H_
 #define MMAPZERO_COORDINATOR_LEASE_PLANNER_H_
 
@@ -38,6 +44,9 @@ struct LeaseRequest {
   std::vector<PlannerJob> jobs;    // every job; only queued and running count
   std::vector<Lease> live_leases;  // every unexpired lease, all roles
   int32_t max_running_jobs = 0;    // 0: no limit
+  int64_t actor_slots = 0;  // summed capacity of live actors; 0: no gate
+  int64_t now_ms = 0;
+  int64_t rotation_ms = 0;  // 0: spread leases never rotate
   absl::flat_hash_set<int64_t> excluded;  // jobs this worker gave up
 };
 
