@@ -5,8 +5,10 @@ like Figure 5 of Wang et al. (2023). MuZero's recent return (mean of its last
 self-play games) is drawn dotted in its colour. Standard library only.
 
 Usage: build/bin/quality_bench --convergence /tmp/convergence.csv
-       bench/plot_convergence.py /tmp/convergence.csv docs/img/convergence.svg [WORKLOAD]
-(WORKLOAD: which workload of the CSV to draw; default: the only one.)
+       bench/plot_convergence.py /tmp/convergence.csv docs/img/convergence.svg [WORKLOAD [Y_MIN]]
+(WORKLOAD: which workload of the CSV to draw; default: the only one.
+Y_MIN: the lowest return on the axis, to see the end of close runs; points
+below it are drawn on the axis.)
 """
 import csv
 import math
@@ -20,6 +22,24 @@ COLORS = {"es": "#4e79a7", "brkga": "#59a14f", "random": "#e15759",
 LABELS = {"es": "ES", "brkga": "BRKGA", "random": "random play",
           "muzero": "MuZero", "muzero:heuristic=0": "MuZero, own games only",
           "muzero:actors=2": "MuZero, 2 actors"}
+# agent_matrix.sh's names for the two combinations.
+ALIASES = {"combination": "combination (BRKGA stage)",
+           "muzero:seed_solver=brkga": "combination (BRKGA stage)",
+           "muzero:seed_solver=es": "combination (ES stage)"}
+# Series of no colour above, in order of appearance.
+SPARE_COLORS = ["#9c755f", "#ff9da7", "#bab0ac", "#b07aa1"]
+
+
+def style(solver, spare):
+    """(colour, label) of a series; agent_matrix.sh's " seed N" suffix
+    stays in the label but not in the lookup."""
+    base, _, seed = solver.partition(" seed ")
+    base = ALIASES.get(base, base)
+    label = LABELS.get(base, base) + (f", seed {seed}" if seed else "")
+    if base not in COLORS:
+        spare.setdefault(base, SPARE_COLORS[len(spare) % len(SPARE_COLORS)])
+        return spare[base], label
+    return COLORS[base], label
 
 
 def read_series(path, wanted=None):
@@ -68,6 +88,9 @@ def main():
     plot_w, plot_h = width - left - right, height - top - bottom
     values = ([b for pts in series.values() for _, b, _ in pts] +
               [r for pts in recent.values() for _, r in pts]) or [0.0, 1.0]
+    if len(sys.argv) > 4:
+        y_min = float(sys.argv[4])
+        values = [v for v in values if v >= y_min] + [y_min]
     t_max = max([t for pts in series.values() for t, _, _ in pts] + [1.0])
     y_lo, y_hi, y_step = nice_range(min(values), max(values))
     # Solvers stop a little after the budget: do not open a new tick for it.
@@ -78,6 +101,7 @@ def main():
         return left + plot_w * (t - x_lo) / (x_hi - x_lo)
 
     def y(v):
+        v = min(max(v, y_lo), y_hi)
         return top + plot_h * (1 - (v - y_lo) / (y_hi - y_lo))
 
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
@@ -111,10 +135,14 @@ def main():
                    f'y2="{y(ref):.1f}" stroke="#333" stroke-dasharray="6 4"/>')
         out.append(f'<text x="{width - right - 4}" y="{y(ref) - 6:.1f}" text-anchor="end" '
                    f'fill="#333">heuristic: {ref:.3f}</text>')
-    order = [s for s in ("es", "brkga", "random") if s in series]
-    order += sorted(s for s in series if s not in order)
+    first = ("es", "brkga", "random")  # then the rest by name
+    order = sorted(series, key=lambda s: (
+        first.index(s.partition(" seed ")[0]) if s.partition(" seed ")[0] in first
+        else len(first), s))
+    spare = {}
+    styles = {solver: style(solver, spare) for solver in order}
     for solver in order:
-        color = COLORS.get(solver, "#9c755f")
+        color, label = styles[solver]
         # A step line: the best so far holds until the next report.
         path, last = [], None
         for t_i, b, _ in series[solver]:
@@ -133,15 +161,16 @@ def main():
                        'stroke-width="1.5" stroke-dasharray="2 3"/>')
             out.append(f'<text x="{x(recent[solver][-1][0]) - 4:.1f}" '
                        f'y="{y(recent[solver][-1][1]) + 14:.1f}" text-anchor="end" '
-                       f'fill="{color}">{LABELS.get(solver, solver)}, recent games</text>')
+                       f'fill="{color}">{label}, recent games</text>')
     for j, solver in enumerate(order):
-        # Three entries a row, two rows at most.
-        lx, ly = left + (j % 3) * 220, height - 46 + (j // 3) * 20
+        # Two entries a row, two rows at most.
+        color, label = styles[solver]
+        lx, ly = left + (j % 2) * 300, height - 46 + (j // 2) * 20
         evals = series[solver][-1][2]
         out.append(f'<rect x="{lx}" y="{ly}" width="12" height="12" '
-                   f'fill="{COLORS.get(solver, "#9c755f")}"/>')
+                   f'fill="{color}"/>')
         out.append(f'<text x="{lx + 18}" y="{ly + 10}">'
-                   f'{LABELS.get(solver, solver)} ({evals:,} games)</text>')
+                   f'{label} ({evals:,} games)</text>')
     out.append('</svg>')
     with open(sys.argv[2], "w") as f:
         f.write("\n".join(out) + "\n")
