@@ -113,11 +113,7 @@ void ActorJob::Update(const v1::Assignment& assignment) {
 }
 
 void ActorJob::Stop(absl::Duration drain) {
-  {
-    absl::MutexLock lock(&mu_);
-    if (stopped_) return;
-    stopped_ = true;
-  }
+  if (stopped_.exchange(true)) return;
   if (thread_.joinable()) {
     thread_.request_stop();
     thread_.join();
@@ -131,11 +127,7 @@ void ActorJob::Stop(absl::Duration drain) {
 }
 
 ActorJobStats ActorJob::stats() const {
-  ActorJobStats stats;
-  {
-    absl::MutexLock lock(&mu_);
-    stats = stats_;
-  }
+  ActorJobStats stats = stats_.Get();
   stats.learner_version = poller_->latest_version();
   stats.outbox = outbox_.stats();
   return stats;
@@ -165,16 +157,15 @@ void ActorJob::Publish() {
   proto.set_simulations(counters.simulations);
   proto.set_parameter_version(version);
   options_.session->SetCounters(proto);
-  ActorJobStats previous;
-  {
-    absl::MutexLock lock(&mu_);
-    previous = stats_;
-    stats_.games = counters.games;
-    stats_.moves = counters.moves;
-    stats_.simulations = counters.simulations;
-    stats_.parameter_version = version;
-    stats_.outbox = outbox;
-  }
+  const ActorJobStats previous = stats_.Update([&](ActorJobStats& stats) {
+    const ActorJobStats before = stats;
+    stats.games = counters.games;
+    stats.moves = counters.moves;
+    stats.simulations = counters.simulations;
+    stats.parameter_version = version;
+    stats.outbox = outbox;
+    return before;
+  });
   if (options_.metrics == nullptr) return;
   options_.metrics->AddMoves(job_id_, counters.moves - previous.moves);
   options_.metrics->AddSimulations(job_id_,

@@ -17,19 +17,19 @@
 #ifndef MMAPZERO_ACTOR_ACTOR_JOB_H_
 #define MMAPZERO_ACTOR_ACTOR_JOB_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <thread>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "actor/actor_metrics.h"
 #include "worker/job_outbox.h"
 #include "worker/job_supervisor.h"
 #include "worker/networks/parameter_poller.h"
+#include "common/base/guarded.h"
 #include "common/model/self_play.h"
 #include "common/rpc/worker_session.h"
 #include "proto/worker.pb.h"
@@ -66,7 +66,7 @@ class ActorJob final : public worker::SupervisedJob {
   void Update(const v1::Assignment& assignment) override;
   void Stop(absl::Duration drain) override;
 
-  ActorJobStats stats() const ABSL_LOCKS_EXCLUDED(mu_);
+  ActorJobStats stats() const;
 
  private:
   ActorJob(std::string job_id, const ActorJobOptions& options,
@@ -77,7 +77,7 @@ class ActorJob final : public worker::SupervisedJob {
   // Reports a complete game's solution to the coordinator (through the
   // outbox, when it beats what this job offered before).
   void OfferSolution(const game::MMapGame& game);
-  void Publish() ABSL_LOCKS_EXCLUDED(mu_);
+  void Publish();
 
   const std::string job_id_;
   const ActorJobOptions options_;
@@ -88,9 +88,8 @@ class ActorJob final : public worker::SupervisedJob {
   // above it is made into a Solution.
   double offered_return_us_ = -1;
 
-  mutable absl::Mutex mu_;
-  ActorJobStats stats_ ABSL_GUARDED_BY(mu_);
-  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  Guarded<ActorJobStats> stats_;  // written by the play thread
+  std::atomic<bool> stopped_{false};  // Stop ran (or runs)
   std::jthread thread_;  // last
 };
 

@@ -118,11 +118,10 @@ absl::StatusOr<std::unique_ptr<LearnerJob>> LearnerJob::Start(
   job->checkpoint_interval_ = o.checkpoint_interval > 0
                                   ? o.checkpoint_interval
                                   : o.config.training().checkpoint_interval();
-  {
-    absl::MutexLock lock(&job->mu_);
-    job->progress_.step = step;
-    job->progress_.resumed_step = step;
-  }
+  job->progress_.Update([step](LearnerProgress& progress) {
+    progress.step = step;
+    progress.resumed_step = step;
+  });
   job->Publish();
   LogLine("info", "job_started",
           {{"job", o.job_id},
@@ -138,9 +137,10 @@ absl::StatusOr<std::unique_ptr<LearnerJob>> LearnerJob::Start(
     if (crash.empty()) return;
     // The job failed (its heartbeat says so); the process serves on.
     rpc::ProcessHealth().Remove(HealthCheckName(raw->options_.job_id));
-    absl::MutexLock lock(&raw->mu_);
-    raw->progress_.fatal_error = crash;
-    raw->progress_.stopped = true;
+    raw->progress_.Update([&crash](LearnerProgress& progress) {
+      progress.fatal_error = crash;
+      progress.stopped = true;
+    });
   });
   return job;
 }
@@ -186,8 +186,9 @@ void LearnerJob::Run(std::stop_token stop) {
     absl::StatusOr<worker::Batch> batch = source_->Next(options_.batch_poll);
     if (!batch.ok()) {
       rpc::ProcessHealth().Succeeded(health);
-      absl::MutexLock lock(&mu_);
-      progress_.batch_error = batch.status().ToString();
+      progress_.Update([&batch](LearnerProgress& progress) {
+        progress.batch_error = batch.status().ToString();
+      });
       continue;
     }
     const absl::Duration waited = absl::Now() - wait_start;
@@ -199,9 +200,10 @@ void LearnerJob::Run(std::stop_token stop) {
                {"message", std::string(stats.status().message())}});
       rpc::ProcessHealth().Failed(
           health, absl::StrCat("step refused its batch: ", stats.status().message()));
-      absl::MutexLock lock(&mu_);
-      ++progress_.skipped_batches;
-      progress_.batch_error = stats.status().ToString();
+      progress_.Update([&stats](LearnerProgress& progress) {
+        ++progress.skipped_batches;
+        progress.batch_error = stats.status().ToString();
+      });
       continue;
     }
     rpc::ProcessHealth().Succeeded(health);
@@ -212,32 +214,31 @@ void LearnerJob::Run(std::stop_token stop) {
     if (checkpoint_interval_ > 0 && stats->step % checkpoint_interval_ == 0) {
       Checkpoint();
     }
-    absl::MutexLock lock(&mu_);
-    progress_.step = stats->step;
-    progress_.losses = {{"total", stats->total},
-                        {"value", stats->value},
-                        {"reward", stats->reward},
-                        {"policy", stats->policy}};
-    progress_.batch_error.clear();
+    progress_.Update([&stats](LearnerProgress& progress) {
+      progress.step = stats->step;
+      progress.losses = {{"total", stats->total},
+                         {"value", stats->value},
+                         {"reward", stats->reward},
+                         {"policy", stats->policy}};
+      progress.batch_error.clear();
+    });
   }
   // The end: budget, SIGTERM or lease lost. Leave nothing unsaved.
   rpc::ProcessHealth().Remove(health);
   Checkpoint();
-  int64_t published;
-  {
-    absl::MutexLock lock(&mu_);
-    published = progress_.parameter_version;
-  }
+  const int64_t published = progress_.Read(
+      [](const LearnerProgress& progress) { return progress.parameter_version; });
   if (published != learner_->step() && !fenced_) Publish();
-  absl::MutexLock lock(&mu_);
-  progress_.finished = BudgetReached();
-  progress_.stopped = true;
+  const bool finished = BudgetReached();
+  const int64_t step = progress_.Update([finished](LearnerProgress& progress) {
+    progress.finished = finished;
+    progress.stopped = true;
+    return progress.step;
+  });
   LogLine("info", "job_stopped",
           {{"job", options_.job_id},
-           {"step", absl::StrCat(progress_.step)},
-           {"reason", progress_.finished ? "budget"
-                      : fenced_           ? "fenced"
-                                          : "stop"}});
+           {"step", absl::StrCat(step)},
+           {"reason", finished ? "budget" : fenced_ ? "fenced" : "stop"}});
 }
 
 void LearnerJob::Publish() {
@@ -255,8 +256,8 @@ void LearnerJob::Publish() {
                          model::kNetworkParametersFormat);
   }
   if (metrics_ != nullptr) metrics_->OnPublish(options_.job_id, step);
-  absl::MutexLock lock(&mu_);
-  progress_.parameter_version = step;
+  progress_.Update(
+      [step](LearnerProgress& progress) { progress.parameter_version = step; });
 }
 
 void LearnerJob::Checkpoint() {
@@ -268,38 +269,41 @@ void LearnerJob::Checkpoint() {
       options_.checkpoint_dir, options_.lease_epoch, [&] {
         return learner_->Save(options_.checkpoint_dir, options_.lease_epoch);
       });
-  absl::MutexLock lock(&mu_);
   if (absl::IsAborted(saved)) {
     // Another learner holds the job now: stop, save nothing.
     fenced_ = true;
-    progress_.fenced = std::string(saved.message());
+    progress_.Update([&saved](LearnerProgress& progress) {
+      progress.fenced = std::string(saved.message());
+    });
     LogLine("warning", "fenced",
             {{"job", options_.job_id},
              {"step", absl::StrCat(step)},
-             {"message", progress_.fenced}});
+             {"message", std::string(saved.message())}});
     return;
   }
   if (!saved.ok()) {
-    progress_.checkpoint_error = saved.ToString();
+    progress_.Update([&saved](LearnerProgress& progress) {
+      progress.checkpoint_error = saved.ToString();
+    });
     LogLine(
         "error", "checkpoint_failed",
         {{"job", options_.job_id}, {"message", std::string(saved.message())}});
     return;
   }
   saved_step_ = step;
-  ++progress_.checkpoints;
-  progress_.checkpoint_error.clear();
+  progress_.Update([](LearnerProgress& progress) {
+    ++progress.checkpoints;
+    progress.checkpoint_error.clear();
+  });
   if (metrics_ != nullptr) metrics_->OnCheckpoint(options_.job_id);
 }
 
-LearnerProgress LearnerJob::progress() const {
-  absl::MutexLock lock(&mu_);
-  return progress_;
-}
+LearnerProgress LearnerJob::progress() const { return progress_.Get(); }
 
 bool LearnerJob::AwaitStopped(absl::Duration timeout) const {
-  absl::MutexLock lock(&mu_);
-  return mu_.AwaitWithTimeout(absl::Condition(&progress_.stopped), timeout);
+  return progress_.AwaitWithTimeout(
+      [](const LearnerProgress& progress) { return progress.stopped; },
+      timeout);
 }
 
 }  // namespace mmapzero::learner

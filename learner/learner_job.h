@@ -32,10 +32,9 @@
 #include <string>
 #include <thread>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/base/guarded.h"
 #include "common/model/learner.h"
 #include "worker/batch_source.h"
 #include "learner/learner_metrics.h"
@@ -99,9 +98,9 @@ class LearnerJob {
   // Ends training after the current step and writes the final checkpoint;
   // idempotent. The parameters stay published.
   void Stop();
-  LearnerProgress progress() const ABSL_LOCKS_EXCLUDED(mu_);
+  LearnerProgress progress() const;
   // Blocks until the thread ended or `timeout` passed; whether it ended.
-  bool AwaitStopped(absl::Duration timeout) const ABSL_LOCKS_EXCLUDED(mu_);
+  bool AwaitStopped(absl::Duration timeout) const;
   const std::string& job_id() const { return options_.job_id; }
 
  private:
@@ -121,8 +120,7 @@ class LearnerJob {
   int64_t saved_step_ = -1;  // thread only
   bool fenced_ = false;      // thread only
 
-  mutable absl::Mutex mu_;
-  LearnerProgress progress_ ABSL_GUARDED_BY(mu_);
+  Guarded<LearnerProgress> progress_;  // written by the thread, read by all
   std::jthread thread_;  // last: stopped and joined first
 };
 

@@ -20,7 +20,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
+#include "common/base/guarded.h"
 #include "common/base/small_disk_for_tests.h"
 #include "common/features/config_presets.h"
 #include "common/model/network_checkpoint.h"
@@ -85,28 +85,29 @@ worker::Batch SyntheticBatch(const MuZeroConfig& config, int size, uint64_t seed
 class FakeSource final : public worker::BatchSource {
  public:
   explicit FakeSource(MuZeroConfig config, bool open = true)
-      : config_(std::move(config)), open_(open) {}
+      : config_(std::move(config)), gate_(Gate{open, 0}) {}
   absl::StatusOr<worker::Batch> Next(absl::Duration timeout) override {
-    absl::MutexLock lock(&mu_);
-    if (!mu_.AwaitWithTimeout(absl::Condition(&open_), timeout)) {
+    if (!gate_.AwaitWithTimeout([](const Gate& gate) { return gate.open; },
+                                timeout)) {
       return absl::DeadlineExceededError("closed");
     }
-    return SyntheticBatch(config_, config_.training().batch_size(), served_++);
+    const uint64_t seed = gate_.Update([](Gate& gate) { return gate.served++; });
+    return SyntheticBatch(config_, config_.training().batch_size(), seed);
   }
   void Open() {
-    absl::MutexLock lock(&mu_);
-    open_ = true;
+    gate_.Update([](Gate& gate) { gate.open = true; });
   }
   void Close() {
-    absl::MutexLock lock(&mu_);
-    open_ = false;
+    gate_.Update([](Gate& gate) { gate.open = false; });
   }
 
  private:
+  struct Gate {
+    bool open = true;
+    uint64_t served = 0;
+  };
   const MuZeroConfig config_;
-  absl::Mutex mu_;
-  bool open_ ABSL_GUARDED_BY(mu_);
-  uint64_t served_ ABSL_GUARDED_BY(mu_) = 0;
+  Guarded<Gate> gate_;
 };
 
 LearnerJobOptions Options(const std::string& dir, int64_t budget) {

@@ -84,15 +84,16 @@ void LearnerMetrics::OnStep(const std::string& job,
   batch_wait_->Add({{"job", job}}, WaitBuckets())
       .Observe(absl::ToDoubleSeconds(batch_wait));
   const absl::Time now = absl::Now();
-  absl::MutexLock lock(&mu_);
-  auto [it, inserted] = rates_.try_emplace(job, Rate{stats.step, now});
-  if (inserted || stats.step - it->second.step < kRateSteps) return;
-  const double seconds = absl::ToDoubleSeconds(now - it->second.time);
-  if (seconds > 0) {
-    steps_per_second_->Add({{"job", job}})
-        .Set((stats.step - it->second.step) / seconds);
-  }
-  it->second = Rate{stats.step, now};
+  rates_.Update([&](absl::flat_hash_map<std::string, Rate>& rates) {
+    auto [it, inserted] = rates.try_emplace(job, Rate{stats.step, now});
+    if (inserted || stats.step - it->second.step < kRateSteps) return;
+    const double seconds = absl::ToDoubleSeconds(now - it->second.time);
+    if (seconds > 0) {
+      steps_per_second_->Add({{"job", job}})
+          .Set((stats.step - it->second.step) / seconds);
+    }
+    it->second = Rate{stats.step, now};
+  });
 }
 
 void LearnerMetrics::OnPublish(const std::string& job, int64_t version) {

@@ -11,11 +11,10 @@
 #include <memory>
 #include <string>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/base/guarded.h"
 #include "common/model/learner.h"
 #include "common/rpc/http_endpoint.h"
 #include "common/rpc/rpc_handler.h"
@@ -40,7 +39,7 @@ class LearnerMetrics final : public rpc::RpcObserver {
 
   void SetDevice(const std::string& device);  // "cpu", "cuda"
   void OnStep(const std::string& job, const model::LearnerStats& stats,
-              absl::Duration batch_wait) ABSL_LOCKS_EXCLUDED(mu_);
+              absl::Duration batch_wait);
   void OnPublish(const std::string& job, int64_t version);
   void OnCheckpoint(const std::string& job);
   void OnRpc(absl::string_view method, absl::StatusCode code,
@@ -69,8 +68,7 @@ class LearnerMetrics final : public rpc::RpcObserver {
     int64_t step = 0;
     absl::Time time;
   };
-  absl::Mutex mu_;
-  absl::flat_hash_map<std::string, Rate> rates_ ABSL_GUARDED_BY(mu_);
+  Guarded<absl::flat_hash_map<std::string, Rate>> rates_;
 };
 
 }  // namespace mmapzero::learner

@@ -150,11 +150,7 @@ std::map<std::string, LearnerProgress> LearnerWorker::Jobs() const {
 }
 
 void LearnerWorker::Shutdown(absl::Duration grace) {
-  {
-    absl::MutexLock lock(&mu_);
-    if (shut_down_) return;
-    shut_down_ = true;
-  }
+  if (shut_down_.exchange(true)) return;
   if (server_ != nullptr) rpc::SetServing(*server_, ServiceNames(), false);
   // Every job stops after its step, checkpoints and reports its last step
   // for a heartbeat that may still go out.

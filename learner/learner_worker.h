@@ -28,6 +28,7 @@
 #include <grpcpp/server.h>
 #include <torch/torch.h>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -91,11 +92,10 @@ class LearnerWorker {
   const worker::ParameterStore& parameters() const { return parameters_; }
   LearnerMetrics& metrics() { return *metrics_; }
   // The jobs it trains now, with their progress.
-  std::map<std::string, LearnerProgress> Jobs() const ABSL_LOCKS_EXCLUDED(mu_);
+  std::map<std::string, LearnerProgress> Jobs() const;
 
   // Idempotent; see the file comment.
-  void Shutdown(absl::Duration grace = absl::Seconds(5))
-      ABSL_LOCKS_EXCLUDED(mu_);
+  void Shutdown(absl::Duration grace = absl::Seconds(5));
 
  private:
   explicit LearnerWorker(LearnerWorkerOptions options)
@@ -113,8 +113,7 @@ class LearnerWorker {
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<rpc::WorkerSession> session_;
 
-  mutable absl::Mutex mu_;
-  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+  std::atomic<bool> shut_down_{false};  // Shutdown ran (or runs)
   // After session_ and parameters_: stopped (and destroyed) first.
   std::unique_ptr<worker::JobSupervisor> supervisor_;
 };

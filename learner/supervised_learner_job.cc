@@ -1,9 +1,10 @@
 #include "learner/supervised_learner_job.h"
 
 #include <algorithm>
+#include <stop_token>
 #include <utility>
 
-#include "absl/synchronization/notification.h"
+#include "common/base/guarded.h"
 
 namespace mmapzero::learner {
 
@@ -18,20 +19,11 @@ SupervisedLearnerJob::SupervisedLearnerJob(
       parameters_(parameters) {
   Report();
   reporter_ = std::jthread([this, report_interval](std::stop_token stop) {
-    absl::Mutex wake_mu;
-    absl::CondVar wake;
-    std::stop_callback on_stop(stop, [&] {
-      absl::MutexLock lock(&wake_mu);
-      wake.Signal();
-    });
-    while (!stop.stop_requested()) {
-      {
-        absl::MutexLock lock(&wake_mu);
-        if (stop.stop_requested()) break;
-        wake.WaitWithTimeout(&wake_mu, report_interval);
-      }
-      if (!stop.stop_requested()) Report();
-    }
+    Guarded<bool> stopping(false);
+    std::stop_callback on_stop(
+        stop, [&] { stopping.Update([](bool& value) { value = true; }); });
+    const auto stopped = [](const bool& value) { return value; };
+    while (!stopping.AwaitWithTimeout(stopped, report_interval)) Report();
   });
 }
 
@@ -42,11 +34,7 @@ void SupervisedLearnerJob::Update(const v1::Assignment& assignment) {
 }
 
 void SupervisedLearnerJob::Stop(absl::Duration /*drain*/) {
-  {
-    absl::MutexLock lock(&mu_);
-    if (stopped_) return;
-    stopped_ = true;
-  }
+  if (stopped_.exchange(true)) return;
   if (reporter_.joinable()) {
     reporter_.request_stop();
     reporter_.join();

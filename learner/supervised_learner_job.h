@@ -8,12 +8,11 @@
 #ifndef MMAPZERO_LEARNER_SUPERVISED_LEARNER_JOB_H_
 #define MMAPZERO_LEARNER_SUPERVISED_LEARNER_JOB_H_
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/rpc/worker_session.h"
 #include "learner/learner_job.h"
@@ -36,7 +35,7 @@ class SupervisedLearnerJob final : public worker::SupervisedJob {
   ~SupervisedLearnerJob() override;  // Stop
 
   void Update(const v1::Assignment& assignment) override;
-  void Stop(absl::Duration drain) override ABSL_LOCKS_EXCLUDED(mu_);
+  void Stop(absl::Duration drain) override;
   std::string fatal_error() const override;
   std::string fenced() const override;
 
@@ -50,8 +49,7 @@ class SupervisedLearnerJob final : public worker::SupervisedJob {
   std::unique_ptr<LearnerJob> job_;
   rpc::WorkerSession* const session_;
   worker::ParameterStore* const parameters_;
-  absl::Mutex mu_;
-  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  std::atomic<bool> stopped_{false};  // Stop ran (or runs)
   std::jthread reporter_;  // last: stopped first
 };
 

@@ -59,22 +59,15 @@ void ReanalyseJob::Update(const v1::Assignment& assignment) {
 }
 
 void ReanalyseJob::Stop(absl::Duration drain) {
-  {
-    absl::MutexLock lock(&mu_);
-    stopping_ = true;
-  }
+  stopping_.Update([](bool& stopping) { stopping = true; });
   if (thread_.joinable()) thread_.join();
 }
 
-ReanalyseJobStats ReanalyseJob::stats() const {
-  absl::MutexLock lock(&mu_);
-  return stats_;
-}
+ReanalyseJobStats ReanalyseJob::stats() const { return stats_.Get(); }
 
 bool ReanalyseJob::Wait(absl::Duration wait) {
-  absl::MutexLock lock(&mu_);
-  mu_.AwaitWithTimeout(absl::Condition(&stopping_), wait);
-  return !stopping_;
+  return !stopping_.AwaitWithTimeout(
+      [](const bool& stopping) { return stopping; }, wait);
 }
 
 void ReanalyseJob::Run() {
@@ -132,13 +125,12 @@ ReanalyseJob::RoundResult ReanalyseJob::Round() {
       replay_.UpdateTargets(update, options_.rpc_deadline);
   if (!result.ok()) return Failed("update_targets_failed", result.status());
   const v1::UpdateTargetsResponse& updated = *result;
-  {
-    absl::MutexLock lock(&mu_);
-    ++stats_.rounds;
-    stats_.reanalysed += updated.updated();
-    stats_.steps += steps;
-    stats_.gone += updated.gone();
-  }
+  stats_.Update([&](ReanalyseJobStats& stats) {
+    ++stats.rounds;
+    stats.reanalysed += updated.updated();
+    stats.steps += steps;
+    stats.gone += updated.gone();
+  });
   if (options_.metrics != nullptr) {
     options_.metrics->AddRound(job_id_, updated.updated(), steps,
                                updated.gone());
@@ -153,8 +145,7 @@ ReanalyseJob::RoundResult ReanalyseJob::Failed(const char* event,
                {{"job", job_id_},
                 {"code", absl::StatusCodeToString(status.code())},
                 {"message", std::string(status.message())}});
-  absl::MutexLock lock(&mu_);
-  ++stats_.failures;
+  stats_.Update([](ReanalyseJobStats& stats) { ++stats.failures; });
   return RoundResult::kFailed;
 }
 
@@ -175,8 +166,7 @@ bool ReanalyseJob::Refresh(const v1::Trajectory& proto,
                  {{"job", job_id_},
                   {"trajectory", absl::StrCat(proto.trajectory_id())},
                   {"error", targets.status().ToString()}});
-    absl::MutexLock lock(&mu_);
-    ++stats_.failures;
+    stats_.Update([](ReanalyseJobStats& stats) { ++stats.failures; });
     return false;
   }
   update->set_trajectory_id(proto.trajectory_id());
@@ -192,11 +182,10 @@ bool ReanalyseJob::Refresh(const v1::Trajectory& proto,
 void ReanalyseJob::Publish() {
   v1::JobCounters counters;
   counters.set_job_id(job_id_);
-  {
-    absl::MutexLock lock(&mu_);
-    stats_.parameter_version = version_;
-    counters.set_reanalysed(stats_.reanalysed);
-  }
+  counters.set_reanalysed(stats_.Update([&](ReanalyseJobStats& stats) {
+    stats.parameter_version = version_;
+    return stats.reanalysed;
+  }));
   counters.set_parameter_version(version_);
   options_.session->SetCounters(counters);
   if (options_.metrics != nullptr) {

@@ -22,10 +22,9 @@
 #include <string>
 #include <thread>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/base/guarded.h"
 #include "worker/job_supervisor.h"
 #include "worker/networks/parameter_poller.h"
 #include "worker/replay_client.h"
@@ -67,7 +66,7 @@ class ReanalyseJob final : public worker::SupervisedJob {
   // Ends after the current round (nothing is queued to drain).
   void Stop(absl::Duration drain) override;
 
-  ReanalyseJobStats stats() const ABSL_LOCKS_EXCLUDED(mu_);
+  ReanalyseJobStats stats() const;
 
  private:
   ReanalyseJob(std::string job_id, const ReanalyseJobOptions& options,
@@ -76,16 +75,15 @@ class ReanalyseJob final : public worker::SupervisedJob {
   enum class RoundResult { kWorked, kIdle, kFailed };
   void Run();
   // One sample -> search -> update round.
-  RoundResult Round() ABSL_LOCKS_EXCLUDED(mu_);
+  RoundResult Round();
   // Logs a failed replay call as `event` and counts it.
-  RoundResult Failed(const char* event, const absl::Status& status)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  RoundResult Failed(const char* event, const absl::Status& status);
   // The targets of one sampled trajectory; false when it cannot be read
   // or searched (logged).
   bool Refresh(const v1::Trajectory& proto, v1::TargetUpdate* update);
-  void Publish() ABSL_LOCKS_EXCLUDED(mu_);
+  void Publish();
   // Sleeps `wait` unless stopped; false when stopped.
-  bool Wait(absl::Duration wait) ABSL_LOCKS_EXCLUDED(mu_);
+  bool Wait(absl::Duration wait);
 
   const std::string job_id_;
   const ReanalyseJobOptions options_;
@@ -97,9 +95,8 @@ class ReanalyseJob final : public worker::SupervisedJob {
 
   worker::ReplayClient replay_;  // thread-safe
 
-  mutable absl::Mutex mu_;
-  ReanalyseJobStats stats_ ABSL_GUARDED_BY(mu_);
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  Guarded<ReanalyseJobStats> stats_;  // written by the thread
+  Guarded<bool> stopping_{false};     // Stop wakes Wait
   std::jthread thread_;  // last
 };
 

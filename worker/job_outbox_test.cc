@@ -7,7 +7,10 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "worker/test_cluster.h"
+#include "absl/strings/str_cat.h"
+#include "common/rpc/grpc_server.h"
+#include "worker/fake_replay_service.h"
+#include "worker/wait_for.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -17,11 +17,10 @@
 #include <utility>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/base/guarded.h"
 #include "common/features/config_presets.h"
 #include "common/model/compute_threads.h"
 #include "common/model/network_checkpoint.h"
@@ -34,145 +33,70 @@
 #include "gtest/gtest.h"
 #include "proto/parameters.grpc.pb.h"
 #include "proto/replay.grpc.pb.h"
+#include "worker/fake_replay_service.h"
+#include "worker/wait_for.h"
 
 namespace mmapzero::worker {
-
-// Records inserts; hands stored trajectories to reanalyse; records target
-// updates. set_available(false) answers UNAVAILABLE (replay away).
-class FakeReplayService final : public v1::ReplayService::Service {
- public:
-  grpc::Status InsertTrajectories(
-      grpc::ServerContext*, const v1::InsertTrajectoriesRequest* request,
-      v1::InsertTrajectoriesResponse* response) override {
-    absl::MutexLock lock(&mu_);
-    if (!available_) return grpc::Status(grpc::UNAVAILABLE, "away");
-    for (const v1::Trajectory& trajectory : request->trajectories()) {
-      stored_.push_back(trajectory);
-      stored_.back().set_trajectory_id(stored_.size());
-      response->add_trajectory_ids(stored_.size());
-    }
-    inserts_.push_back(*request);
-    response->set_table_size(static_cast<int64_t>(stored_.size()));
-    return grpc::Status::OK;
-  }
-  grpc::Status SampleForReanalyse(
-      grpc::ServerContext*, const v1::SampleForReanalyseRequest* request,
-      v1::SampleForReanalyseResponse* response) override {
-    absl::MutexLock lock(&mu_);
-    if (!available_) return grpc::Status(grpc::UNAVAILABLE, "away");
-    if (stored_.empty()) {
-      return grpc::Status(grpc::FAILED_PRECONDITION, "empty table");
-    }
-    for (int i = 0; i < request->count(); ++i) {
-      *response->add_trajectories() = stored_[i % stored_.size()];
-    }
-    return grpc::Status::OK;
-  }
-  grpc::Status UpdateTargets(grpc::ServerContext*,
-                             const v1::UpdateTargetsRequest* request,
-                             v1::UpdateTargetsResponse* response) override {
-    absl::MutexLock lock(&mu_);
-    updates_.push_back(*request);
-    response->set_updated(request->updates_size());
-    return grpc::Status::OK;
-  }
-
-  void set_available(bool available) ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    available_ = available;
-  }
-  void Store(v1::Trajectory trajectory) ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    stored_.push_back(std::move(trajectory));
-    stored_.back().set_trajectory_id(stored_.size());
-  }
-  std::vector<v1::InsertTrajectoriesRequest> inserts() const
-      ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    return inserts_;
-  }
-  std::vector<v1::UpdateTargetsRequest> updates() const
-      ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    return updates_;
-  }
-  int64_t inserted() const ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    int64_t n = 0;
-    for (const auto& insert : inserts_) n += insert.trajectories_size();
-    return n;
-  }
-
- private:
-  mutable absl::Mutex mu_;
-  bool available_ ABSL_GUARDED_BY(mu_) = true;
-  std::vector<v1::Trajectory> stored_ ABSL_GUARDED_BY(mu_);
-  std::vector<v1::InsertTrajectoriesRequest> inserts_ ABSL_GUARDED_BY(mu_);
-  std::vector<v1::UpdateTargetsRequest> updates_ ABSL_GUARDED_BY(mu_);
-};
 
 // Serves one snapshot (version 0: none yet) in chunks of `chunk` bytes.
 class FakeParameterService final : public v1::ParameterService::Service {
  public:
-  void Set(int64_t version, std::string bytes) ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    version_ = version;
-    bytes_ = std::move(bytes);
+  void Set(int64_t version, std::string bytes) {
+    snapshot_.Update([&](Snapshot& snapshot) {
+      snapshot.version = version;
+      snapshot.bytes = std::move(bytes);
+    });
   }
   grpc::Status GetLatestVersion(grpc::ServerContext*,
                                 const v1::GetLatestVersionRequest* request,
                                 v1::ParameterVersion* response) override {
-    absl::MutexLock lock(&mu_);
-    response->set_job_id(request->job_id());
-    response->set_version(version_);
-    response->set_total_bytes(static_cast<int64_t>(bytes_.size()));
-    response->set_format(model::kNetworkParametersFormat);
-    response->set_crc32c(rpc::Crc32c(bytes_));
-    return grpc::Status::OK;
+    return snapshot_.Read([&](const Snapshot& snapshot) {
+      response->set_job_id(request->job_id());
+      response->set_version(snapshot.version);
+      response->set_total_bytes(static_cast<int64_t>(snapshot.bytes.size()));
+      response->set_format(model::kNetworkParametersFormat);
+      response->set_crc32c(rpc::Crc32c(snapshot.bytes));
+      return grpc::Status::OK;
+    });
   }
   grpc::Status FetchParameters(
       grpc::ServerContext*, const v1::FetchParametersRequest*,
       grpc::ServerWriter<v1::ParameterChunk>* writer) override {
-    absl::MutexLock lock(&mu_);
-    if (version_ == 0) return grpc::Status(grpc::NOT_FOUND, "no version");
-    ++fetches_;
-    constexpr size_t kChunk = 64 << 10;
-    for (size_t offset = 0; offset < bytes_.size(); offset += kChunk) {
-      v1::ParameterChunk chunk;
-      chunk.set_version(version_);
-      chunk.set_offset(static_cast<int64_t>(offset));
-      chunk.set_total_bytes(static_cast<int64_t>(bytes_.size()));
-      chunk.set_data(bytes_.substr(offset, kChunk));
-      if (offset == 0) {
-        chunk.set_format(model::kNetworkParametersFormat);
-        chunk.set_crc32c(rpc::Crc32c(bytes_));
+    return snapshot_.Update([&](Snapshot& snapshot) {
+      if (snapshot.version == 0) {
+        return grpc::Status(grpc::NOT_FOUND, "no version");
       }
-      writer->Write(chunk);
-    }
-    return grpc::Status::OK;
+      ++snapshot.fetches;
+      const std::string& bytes = snapshot.bytes;
+      constexpr size_t kChunk = 64 << 10;
+      for (size_t offset = 0; offset < bytes.size(); offset += kChunk) {
+        v1::ParameterChunk chunk;
+        chunk.set_version(snapshot.version);
+        chunk.set_offset(static_cast<int64_t>(offset));
+        chunk.set_total_bytes(static_cast<int64_t>(bytes.size()));
+        chunk.set_data(bytes.substr(offset, kChunk));
+        if (offset == 0) {
+          chunk.set_format(model::kNetworkParametersFormat);
+          chunk.set_crc32c(rpc::Crc32c(bytes));
+        }
+        writer->Write(chunk);
+      }
+      return grpc::Status::OK;
+    });
   }
-  int fetches() const ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    return fetches_;
+  int fetches() const {
+    return snapshot_.Read(
+        [](const Snapshot& snapshot) { return snapshot.fetches; });
   }
 
  private:
-  mutable absl::Mutex mu_;
-  int64_t version_ ABSL_GUARDED_BY(mu_) = 0;
-  std::string bytes_ ABSL_GUARDED_BY(mu_);
-  int fetches_ ABSL_GUARDED_BY(mu_) = 0;
+  struct Snapshot {
+    int64_t version = 0;
+    std::string bytes;
+    int fetches = 0;
+  };
+  Guarded<Snapshot> snapshot_;
 };
-
-// Polls `done` every 20 ms for at most `timeout`; true once it holds.
-inline bool WaitFor(const std::function<bool()>& done,
-                    absl::Duration timeout = absl::Seconds(8)) {
-  const absl::Time deadline = absl::Now() + timeout;
-  while (absl::Now() < deadline) {
-    if (done()) return true;
-    absl::SleepFor(absl::Milliseconds(20));
-  }
-  return done();
-}
 
 // The CPU preset made tiny: 4 simulations, 2 games at once.
 inline MuZeroConfig TinyConfig() {

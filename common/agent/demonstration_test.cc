@@ -11,18 +11,10 @@
 #include "common/features/config_presets.h"
 #include "common/features/feature_extractor.h"
 #include "common/solvers/solver.h"
-#include "common/workload/proto_io.h"
+#include "common/workload/example_program_for_tests.h"
 
 namespace mmapzero::agent {
 namespace {
-
-std::shared_ptr<const game::Program> SmallProgram() {
-  auto workload = ReadWorkload(MMAPZERO_SOURCE_DIR "/examples/small.json");
-  EXPECT_TRUE(workload.ok()) << workload.status();
-  auto program = game::Program::Create(*workload);
-  EXPECT_TRUE(program.ok()) << program.status();
-  return *program;
-}
 
 // The fast-first policy's game (NoCopy, then Copy, then Drop) as a solution.
 Solution FastFirst(const std::shared_ptr<const game::Program>& program) {
@@ -37,7 +29,7 @@ Solution FastFirst(const std::shared_ptr<const game::Program>& program) {
 }
 
 TEST(DemonstrationTest, ReplaysTheSolutionAsDecisions) {
-  auto program = SmallProgram();
+  auto program = SmallExampleProgram();
   const Solution solution = FastFirst(program);
   const MuZeroConfig config = features::CpuPreset();
   absl::StatusOr<Trajectory> shown =
@@ -71,7 +63,7 @@ TEST(DemonstrationTest, ReplaysTheSolutionAsDecisions) {
 }
 
 TEST(DemonstrationTest, IllegalOrMissingDecisionIsAnErrorNamingTheBuffer) {
-  auto program = SmallProgram();
+  auto program = SmallExampleProgram();
   Solution solution = FastFirst(program);
   const MuZeroConfig config = features::CpuPreset();
   Solution missing = solution;
@@ -101,7 +93,7 @@ TEST(DemonstrationTest, IllegalOrMissingDecisionIsAnErrorNamingTheBuffer) {
 }
 
 TEST(TargetScaleTest, NormalisedMapsTheFullReturnToOneHundred) {
-  auto program = SmallProgram();
+  auto program = SmallExampleProgram();
   TrainingConfig training;
   EXPECT_EQ(TargetScale(training, *program), 1.0);  // RAW
   training.set_target_scaling(TrainingConfig::NORMALISED);

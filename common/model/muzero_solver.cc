@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <deque>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -11,14 +10,14 @@
 #include <utility>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/agent/demonstration.h"
 #include "common/agent/replay_buffer.h"
+#include "common/agent/self_play_results.h"
+#include "common/base/guarded.h"
 #include "common/base/status_macros.h"
 #include "common/features/config_presets.h"
 #include "common/model/compute_threads.h"
@@ -36,6 +35,7 @@
 namespace mmapzero::model {
 namespace {
 
+using agent::SelfPlayResults;
 using solvers::SolverBudget;
 using solvers::SolverSettings;
 
@@ -59,128 +59,18 @@ class DemonstrationPacer {
  public:
   explicit DemonstrationPacer(absl::Duration interval)
       : interval_(interval) {}
-  bool Due() ABSL_LOCKS_EXCLUDED(mu_) {
+  bool Due() {
     const absl::Time now = absl::Now();
-    absl::MutexLock lock(&mu_);
-    if (now - last_ < interval_) return false;
-    last_ = now;
-    return true;
+    return last_.Update([&](absl::Time& last) {
+      if (now - last < interval_) return false;
+      last = now;
+      return true;
+    });
   }
 
  private:
   const absl::Duration interval_;
-  absl::Mutex mu_;
-  absl::Time last_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
-};
-
-// What the actor threads found, read by the Solve thread. Games beyond
-// `game_limit` (0: none) are not counted, offered or kept.
-class SelfPlayResults {
- public:
-  explicit SelfPlayResults(int64_t game_limit, int actors)
-      : game_limit_(game_limit), per_actor_(actors) {}
-
-  struct Counted {
-    bool counted = false;   // within the limit
-    bool new_best = false;  // the best self-play game so far
-  };
-  // From an actor's sink: counts and keeps one finished game; not counted
-  // when it is beyond the limit (dropped).
-  // A game that rejoined the best game (`trajectory.rejoined`) is not
-  // complete: it counts, with its trajectory's return, but is no solution.
-  Counted OnGame(const game::MMapGame& game,
-                 const agent::Trajectory& trajectory)
-      ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    if (game_limit_ > 0 && games_ >= game_limit_) return {};
-    ++games_;
-    const bool new_best = !trajectory.rejoined && KeepIfBest(game);
-    recent_.push_back(game.infeasible() ? 0.0 : trajectory.normalised_return);
-    if (recent_.size() > kRecentGames) recent_.pop_front();
-    return {.counted = true, .new_best = new_best};
-  }
-  // A complete game that is no self-play game of its own (a rebased
-  // variation): kept when it is the best; true then.
-  bool OfferSolution(const game::MMapGame& game) ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    return KeepIfBest(game);
-  }
-  void SetCounters(int actor, const SelfPlayCounters& counters)
-      ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    per_actor_[actor] = counters;
-  }
-
-  bool LimitReached() const ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    return game_limit_ > 0 && games_ >= game_limit_;
-  }
-  int64_t games() const ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    return games_;
-  }
-  // Mean normalised return of the last kRecentGames games (an infeasible
-  // game counts 0); negative before the first.
-  double recent() const ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    if (recent_.empty()) return -1;
-    double sum = 0;
-    for (double r : recent_) sum += r;
-    return sum / recent_.size();
-  }
-  // The best self-play game's solution when it is newer than *version
-  // (then updates it): what actors start games from.
-  std::optional<Solution> BestIfNewer(int64_t* version) const
-      ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    if (best_version_ == *version || !best_.has_solution()) return {};
-    *version = best_version_;
-    return best_.solution();
-  }
-  solvers::BestSolution best() const ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    return best_;
-  }
-  // Moves, simulations and Drop-backups over all actors.
-  SelfPlayCounters totals() const ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    SelfPlayCounters total;
-    for (const SelfPlayCounters& c : per_actor_) {
-      total.moves += c.moves;
-      total.simulations += c.simulations;
-      total.drop_backups += c.drop_backups;
-      total.forced_moves += c.forced_moves;
-      total.fast_moves += c.fast_moves;
-      total.best_starts += c.best_starts;
-      total.followed_moves += c.followed_moves;
-      total.rejoined += c.rejoined;
-      total.unchanged += c.unchanged;
-      total.played_out += c.played_out;
-      total.rebased += c.rebased;
-      total.rebase_wins += c.rebase_wins;
-      total.window = std::max(total.window, c.window);
-    }
-    total.games = games_;
-    return total;
-  }
-
- private:
-  // Keeps a complete, feasible game when it beats the best; true then.
-  bool KeepIfBest(const game::MMapGame& game)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    if (game.infeasible() || !best_.Improves(game.Return())) return false;
-    best_.Offer(game);
-    ++best_version_;
-    return true;
-  }
-
-  const int64_t game_limit_;
-  mutable absl::Mutex mu_;
-  int64_t games_ ABSL_GUARDED_BY(mu_) = 0;
-  solvers::BestSolution best_ ABSL_GUARDED_BY(mu_);
-  int64_t best_version_ ABSL_GUARDED_BY(mu_) = 0;  // + 1 per new best
-  std::deque<double> recent_ ABSL_GUARDED_BY(mu_);
-  std::vector<SelfPlayCounters> per_actor_ ABSL_GUARDED_BY(mu_);
+  Guarded<absl::Time> last_{absl::InfinitePast()};
 };
 
 // The actor threads: each steps its SelfPlay until stopped or the game
@@ -249,7 +139,7 @@ class LearnerThread {
   LearnerThread(Learner* learner, const agent::ReplayBuffer* replay,
                 const agent::ReplayBuffer* demonstrations, int64_t max_steps,
                 PublishedParameters* parameters, LearnerCheckpoints checkpoints)
-      : step_(learner->step()),
+      : state_(TrainingState::At(learner->step())),
         thread_([this, learner, replay, demonstrations, max_steps, parameters,
                  checkpoints = std::move(checkpoints)](std::stop_token stop) {
           while (!stop.stop_requested() && learner->step() < max_steps) {
@@ -259,8 +149,9 @@ class LearnerThread {
             }
             absl::StatusOr<LearnerStats> stats = learner->Step();
             if (!stats.ok()) {
-              absl::MutexLock lock(&mu_);
-              error_ = stats.status().ToString();
+              state_.Update([&](TrainingState& state) {
+                state.error = stats.status().ToString();
+              });
               return;
             }
             if (stats->step % kPublishInterval == 0) {
@@ -270,10 +161,11 @@ class LearnerThread {
             if (checkpoints.save && stats->step % checkpoints.interval == 0) {
               saved = checkpoints.save(*learner);
             }
-            absl::MutexLock lock(&mu_);
-            step_ = stats->step;
-            loss_ = stats->total;
-            if (!saved.ok()) checkpoint_error_ = saved.ToString();
+            state_.Update([&](TrainingState& state) {
+              state.step = stats->step;
+              state.loss = stats->total;
+              if (!saved.ok()) state.checkpoint_error = saved.ToString();
+            });
           }
         }) {}
   ~LearnerThread() { Stop(); }
@@ -283,23 +175,31 @@ class LearnerThread {
     if (thread_.joinable()) thread_.join();
   }
   // "step N, loss L", or the error that stopped it.
-  std::string State() const ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    if (!error_.empty()) return absl::StrCat("stopped: ", error_);
-    return absl::StrFormat("step %d, loss %.4g", step_, loss_);
+  std::string State() const {
+    const TrainingState state = state_.Get();
+    if (!state.error.empty()) return absl::StrCat("stopped: ", state.error);
+    return absl::StrFormat("step %d, loss %.4g", state.step, state.loss);
   }
   // The last failed periodic checkpoint's error; empty when none failed.
-  std::string checkpoint_error() const ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    return checkpoint_error_;
+  std::string checkpoint_error() const {
+    return state_.Read(
+        [](const TrainingState& state) { return state.checkpoint_error; });
   }
 
  private:
-  mutable absl::Mutex mu_;
-  int64_t step_ ABSL_GUARDED_BY(mu_) = 0;
-  double loss_ ABSL_GUARDED_BY(mu_) = 0;
-  std::string error_ ABSL_GUARDED_BY(mu_);
-  std::string checkpoint_error_ ABSL_GUARDED_BY(mu_);
+  struct TrainingState {
+    int64_t step = 0;
+    double loss = 0;
+    std::string error;
+    std::string checkpoint_error;
+
+    static TrainingState At(int64_t step) {
+      TrainingState state;
+      state.step = step;
+      return state;
+    }
+  };
+  Guarded<TrainingState> state_;
   std::jthread thread_;  // last: started after the fields it writes
 };
 
@@ -443,7 +343,7 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
   // actors=0 (auto): one per thread, less the learner's.
   const int actor_count =
       actors_ > 0 ? actors_ : std::max(1, budget.threads - (learn_ ? 1 : 0));
-  SelfPlayResults results(game_limit, actor_count);
+  SelfPlayResults results(game_limit, actor_count, kRecentGames);
   std::string learner_state = "not started (no evaluations left)";
   std::string actor_versions = "none";
   if (budget.max_evaluations == 0 || game_limit > 0) {

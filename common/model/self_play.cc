@@ -75,34 +75,35 @@ game::Action FollowedAction(uint8_t mask, game::Action best) {
 
 void PublishedParameters::Publish(const MuZeroNetwork& network,
                                   int64_t version) {
-  std::vector<torch::Tensor> copies;
+  Snapshot copy;
   {
     torch::NoGradGuard no_grad;
     for (const torch::Tensor& tensor : StateTensors(network)) {
-      copies.push_back(tensor.detach().clone());
+      copy.tensors.push_back(tensor.detach().clone());
     }
   }
-  absl::MutexLock lock(&mu_);
-  tensors_ = std::move(copies);
-  version_ = version;
+  copy.version = version;
+  snapshot_.Update([&](Snapshot& snapshot) { snapshot = std::move(copy); });
 }
 
 bool PublishedParameters::CopyIfNewer(MuZeroNetwork& network,
                                       int64_t* version) const {
-  absl::MutexLock lock(&mu_);
-  if (version_ <= *version) return false;
-  std::vector<torch::Tensor> targets = StateTensors(network);
-  MMAPZERO_CHECK(targets.size() == tensors_.size(),
-                 "published parameters are of another architecture");
-  torch::NoGradGuard no_grad;
-  for (size_t i = 0; i < targets.size(); ++i) targets[i].copy_(tensors_[i]);
-  *version = version_;
-  return true;
+  return snapshot_.Read([&](const Snapshot& snapshot) {
+    if (snapshot.version <= *version) return false;
+    std::vector<torch::Tensor> targets = StateTensors(network);
+    MMAPZERO_CHECK(targets.size() == snapshot.tensors.size(),
+                   "published parameters are of another architecture");
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < targets.size(); ++i) {
+      targets[i].copy_(snapshot.tensors[i]);
+    }
+    *version = snapshot.version;
+    return true;
+  });
 }
 
 int64_t PublishedParameters::version() const {
-  absl::MutexLock lock(&mu_);
-  return version_;
+  return snapshot_.Read([](const Snapshot& snapshot) { return snapshot.version; });
 }
 
 ObservationShape ShapeOf(const FeatureConfig& config) {

@@ -70,10 +70,10 @@
 #include <optional>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "common/agent/self_play_counters.h"
 #include "common/agent/trajectory.h"
+#include "common/base/guarded.h"
 #include "common/features/observation.h"
 #include "common/game/mmap_game.h"
 #include "common/game/program.h"
@@ -91,51 +91,25 @@ namespace mmapzero::model {
 class PublishedParameters {
  public:
   // Deep-copies `network`'s parameters and buffers as `version`.
-  void Publish(const MuZeroNetwork& network, int64_t version)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  void Publish(const MuZeroNetwork& network, int64_t version);
   // Copies the published parameters into `network` when their version is
   // newer than *version (then updates it); false when nothing newer.
-  bool CopyIfNewer(MuZeroNetwork& network, int64_t* version) const
-      ABSL_LOCKS_EXCLUDED(mu_);
+  bool CopyIfNewer(MuZeroNetwork& network, int64_t* version) const;
   // -1 before the first Publish.
-  int64_t version() const ABSL_LOCKS_EXCLUDED(mu_);
+  int64_t version() const;
 
  private:
-  mutable absl::Mutex mu_;
-  std::vector<torch::Tensor> tensors_ ABSL_GUARDED_BY(mu_);
-  int64_t version_ ABSL_GUARDED_BY(mu_) = -1;
+  struct Snapshot {
+    std::vector<torch::Tensor> tensors;
+    int64_t version = -1;
+  };
+  Guarded<Snapshot> snapshot_;
 };
 
 // The ObservationShape of a FeatureConfig.
 ObservationShape ShapeOf(const FeatureConfig& config);
 
-struct SelfPlayCounters {
-  int64_t games = 0;  // complete games emitted
-  int64_t moves = 0;  // ApplyAction calls (trajectory steps)
-  int64_t simulations = 0;
-  int64_t drop_backups = 0;
-  int64_t forced_moves = 0;  // one legal action: no network call
-  int64_t fast_moves = 0;    // from the prior alone (playout cap)
-  int64_t best_starts = 0;   // games started on the best game's prefix
-  int64_t followed_moves = 0;  // past a best start's window (no network)
-  // Variations ended where they rejoined the best game
-  // (search.best_start_rejoin_moves), and those that looked better there
-  // and were played to their end.
-  int64_t rejoined = 0;
-  int64_t played_out = 0;
-  // Rejoined variations that never differed from the best game: the
-  // agent's decisions were the best game's own.
-  int64_t unchanged = 0;
-  int64_t segments = 0;  // pieces of games sent while they went on
-  // Variations that beat the game they followed after a newer best had
-  // replaced it, replayed on that best (their changes only), and those
-  // that beat it there.
-  int64_t rebased = 0;
-  int64_t rebase_wins = 0;
-  // The window's W now (search.best_start_stall_variations: it grows
-  // while the best stands); 0 before the first variation.
-  int64_t window = 0;
-};
+using agent::SelfPlayCounters;  // common/agent/self_play_counters.h
 
 class SelfPlay {
  public:

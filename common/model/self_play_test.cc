@@ -17,7 +17,7 @@
 #include "common/agent/target_scale.h"
 #include "common/agent/targets.h"
 #include "common/features/config_presets.h"
-#include "common/workload/proto_io.h"
+#include "common/workload/example_program_for_tests.h"
 #include "gtest/gtest.h"
 
 namespace mmapzero::model {
@@ -74,14 +74,6 @@ MuZeroNetwork TinyNetwork(const MuZeroConfig& config) {
       CreateNetwork(config.network(), ShapeOf(config.features()), torch::kCPU);
   EXPECT_TRUE(network.ok()) << network.status();
   return *network;
-}
-
-std::shared_ptr<const game::Program> SmallProgram() {
-  auto workload = ReadWorkload(MMAPZERO_SOURCE_DIR "/examples/small.json");
-  EXPECT_TRUE(workload.ok()) << workload.status();
-  auto program = game::Program::Create(*workload);
-  EXPECT_TRUE(program.ok()) << program.status();
-  return *program;
 }
 
 struct Played {
@@ -153,7 +145,7 @@ void ExpectConsistent(const Played& played, double scale = 1.0) {
 
 TEST(SelfPlayTest, PlaysCompleteGamesWithConsistentTrajectories) {
   const MuZeroConfig config = TinyConfig(2);
-  auto program = SmallProgram();
+  auto program = SmallExampleProgram();
   SelfPlayCounters counters;
   const std::vector<Played> played = Play(program, config, 3, 2, &counters);
   ASSERT_GE(played.size(), 2u);
@@ -175,7 +167,7 @@ TEST(SelfPlayTest, CpuPresetSearchMarksFastMovesAndScalesRewards) {
   const MuZeroConfig config = TinyCpuConfig(4);
   ASSERT_EQ(config.search().mode(), SearchConfig::GUMBEL_REAL_GAME);
   ASSERT_GT(config.search().fast_move_fraction(), 0);
-  auto program = SmallProgram();
+  auto program = SmallExampleProgram();
   const double scale =
       agent::kNormalisedFullReturn / program->max_return_us();
   SelfPlayCounters counters;
@@ -207,7 +199,7 @@ TEST(SelfPlayTest, CpuPresetSearchMarksFastMovesAndScalesRewards) {
 
 TEST(SelfPlayTest, ReproducibleFromTheSeed) {
   const MuZeroConfig config = TinyConfig(2);
-  auto program = SmallProgram();
+  auto program = SmallExampleProgram();
   const std::vector<Played> a = Play(program, config, 11, 2);
   const std::vector<Played> b = Play(program, config, 11, 2);
   ASSERT_EQ(a.size(), b.size());
@@ -246,7 +238,7 @@ Solution DropAllSolution(std::shared_ptr<const game::Program> program) {
 TEST(SelfPlayTest, BestStartsReplayAPrefixOfTheStartSolution) {
   MuZeroConfig config = TinyConfig(2);
   config.mutable_search()->set_best_start_fraction(1);
-  auto program = SmallProgram();
+  auto program = SmallExampleProgram();
   const Solution start = FastFirstSolution(program);
   std::vector<int> start_action(program->num_buffers(), -1);
   for (const BufferDecision& d : start.decisions()) {
@@ -299,7 +291,7 @@ TEST(SelfPlayTest, BestStartWindowFollowsTheStartSolutionAfterWDecisions) {
   MuZeroConfig config = TinyConfig(2);
   config.mutable_search()->set_best_start_fraction(1);
   config.mutable_search()->set_best_start_window(2);
-  auto program = SmallProgram();
+  auto program = SmallExampleProgram();
   SelfPlayCounters counters;
   const std::vector<Played> played =
       Play(program, config, 5, 8, &counters, FastFirstSolution(program));
@@ -324,7 +316,7 @@ TEST(SelfPlayTest, BestStartDeviationsHandFollowedMovesBackToTheAgent) {
   MuZeroConfig config = TinyConfig(2);
   config.mutable_search()->set_best_start_fraction(1);
   config.mutable_search()->set_best_start_window(1);
-  auto program = SmallProgram();
+  auto program = SmallExampleProgram();
   // Rate 1: every move past the window is the agent's again.
   config.mutable_search()->set_best_start_deviation_rate(1);
   SelfPlayCounters all;
@@ -359,7 +351,7 @@ TEST(SelfPlayTest, BestStartDeviationsHandFollowedMovesBackToTheAgent) {
 // to at most 256 W: the 16 games an actor starts before any ends see no new
 // best.
 TEST(SelfPlayTest, WindowsGrowWhileTheBestGameStands) {
-  auto program = SmallProgram();
+  auto program = SmallExampleProgram();
   const auto window_after_start = [&](int32_t stall) {
     MuZeroConfig config = TinyCpuConfig(16);
     config.mutable_search()->set_best_start_fraction(1);
@@ -387,7 +379,7 @@ TEST(SelfPlayTest, GamesStartedFromSharedSnapshotsAreTheGamesTheirMovesMake) {
   config.mutable_search()->set_best_start_fraction(1);
   config.mutable_search()->set_best_start_window(4);
   config.mutable_search()->set_best_start_deviation_rate(0.02);
-  auto program = SmallProgram();
+  auto program = SmallExampleProgram();
   SelfPlayCounters counters;
   const Solution start = DropAllSolution(program);
   const std::vector<Played> played =
@@ -452,7 +444,7 @@ MuZeroConfig RejoiningConfig(int batch_games) {
 
 TEST(SelfPlayTest, VariationsEndWhereTheyRejoinTheBestGame) {
   MuZeroConfig config = RejoiningConfig(4);
-  auto program = SmallProgram();
+  auto program = SmallExampleProgram();
   const Solution start = FastFirstSolution(program);
   // Whole games so far, newest last: a variation follows one of them.
   std::vector<std::vector<int>> sources(
@@ -519,7 +511,7 @@ TEST(SelfPlayTest, VariationsEndWhereTheyRejoinTheBestGame) {
 
 TEST(SelfPlayTest, VariationsThatBeatAnOlderBestAreRebasedOntoTheNewOne) {
   MuZeroConfig config = RejoiningConfig(16);
-  auto program = SmallProgram();
+  auto program = SmallExampleProgram();
   // Several variations improve at once in the 16 games played in
   // lock-step.
   const Solution start = DropAllSolution(program);
@@ -558,7 +550,7 @@ TEST(SelfPlayTest, VariationsThatBeatAnOlderBestAreRebasedOntoTheNewOne) {
 TEST(SelfPlayTest, LongGamesReachTheSinkInSegmentsThatContinue) {
   MuZeroConfig config = TinyConfig(1);
   config.mutable_search()->set_mode(SearchConfig::POLICY_ONLY);
-  auto program = SmallProgram();
+  auto program = SmallExampleProgram();
   const auto play = [&](int32_t segment_steps) {
     std::vector<agent::Trajectory> pieces;
     SelfPlay::Options options{
