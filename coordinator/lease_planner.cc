@@ -106,22 +106,21 @@ LeasePlan PlanSpread(const LeaseRequest& request,
       *source = *target;
     } else if (request.rotation_ms > 0 && crowd[*target] == 0) {
       // Every job of this worker has it alone (else the move above was
-      // taken): it leaves the one it has held longest, once that is long
-      // enough. A lease taken in this plan is not in `mine`: never moved.
-      const auto held_longest = std::min_element(
-          plan.jobs.begin(), plan.jobs.end(), [&](int64_t a, int64_t b) {
-            const auto at = mine.find(a);
-            const auto bt = mine.find(b);
-            if (at == mine.end() || bt == mine.end()) {
-              return at != mine.end() && bt == mine.end();
-            }
-            return at->second != bt->second ? at->second < bt->second : a < b;
-          });
-      const auto acquired = mine.find(*held_longest);
-      if (acquired != mine.end() &&
-          request.now_ms - acquired->second >= request.rotation_ms) {
-        *held_longest = *target;
+      // taken): it leaves the one it has held longest (ties: oldest job),
+      // once that is long enough. A lease taken in this plan is not in
+      // `mine`: never moved.
+      int64_t* held_longest = nullptr;
+      for (int64_t& job : plan.jobs) {
+        const auto held = mine.find(job);
+        if (held == mine.end() ||
+            request.now_ms - held->second < request.rotation_ms) {
+          continue;
+        }
+        if (held_longest == nullptr || held->second < mine[*held_longest]) {
+          held_longest = &job;
+        }
       }
+      if (held_longest != nullptr) *held_longest = *target;
     }
   }
   std::sort(plan.jobs.begin(), plan.jobs.end());

@@ -139,7 +139,7 @@ class LearnerThread {
   LearnerThread(Learner* learner, const agent::ReplayBuffer* replay,
                 const agent::ReplayBuffer* demonstrations, int64_t max_steps,
                 PublishedParameters* parameters, LearnerCheckpoints checkpoints)
-      : state_(TrainingState::At(learner->step())),
+      : state_(TrainingState{learner->step(), 0, "", ""}),
         thread_([this, learner, replay, demonstrations, max_steps, parameters,
                  checkpoints = std::move(checkpoints)](std::stop_token stop) {
           while (!stop.stop_requested() && learner->step() < max_steps) {
@@ -192,12 +192,6 @@ class LearnerThread {
     double loss = 0;
     std::string error;
     std::string checkpoint_error;
-
-    static TrainingState At(int64_t step) {
-      TrainingState state;
-      state.step = step;
-      return state;
-    }
   };
   Guarded<TrainingState> state_;
   std::jthread thread_;  // last: started after the fields it writes

@@ -19,49 +19,43 @@ ParameterPoller::ParameterPoller(ParameterPollerOptions options,
 }
 
 ParameterPoller::~ParameterPoller() {
-  {
-    absl::MutexLock lock(&mu_);
-    stopping_ = true;
-  }
+  shared_.Update([](Shared& shared) { shared.stopping = true; });
   if (thread_.joinable()) thread_.join();
 }
 
 void ParameterPoller::SetAddress(const std::string& address) {
-  absl::MutexLock lock(&mu_);
-  if (address == address_) return;
-  address_ = address;
-  client_.reset();
-  if (!address.empty()) {
-    client_ = std::make_shared<rpc::ParameterClient>(
-        rpc::MakeClientChannel(address),
-        options_.rpc_deadline);
-  }
-  wake_ = true;
+  shared_.Update([&](Shared& shared) {
+    if (address == shared.address) return;
+    shared.address = address;
+    shared.client.reset();
+    if (!address.empty()) {
+      shared.client = std::make_shared<rpc::ParameterClient>(
+          rpc::MakeClientChannel(address), options_.rpc_deadline);
+    }
+    shared.wake = true;
+  });
 }
 
 int64_t ParameterPoller::latest_version() const {
-  absl::MutexLock lock(&mu_);
-  return latest_;
+  return shared_.Read([](const Shared& shared) { return shared.latest; });
 }
 
 int64_t ParameterPoller::fetched() const {
-  absl::MutexLock lock(&mu_);
-  return fetched_;
+  return shared_.Read([](const Shared& shared) { return shared.fetched; });
 }
 
 void ParameterPoller::Run() {
   rpc::Backoff backoff(absl::Milliseconds(200), absl::Seconds(10));
   absl::Duration wait = absl::ZeroDuration();
   while (true) {
-    {
-      absl::MutexLock lock(&mu_);
-      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return stopping_ || wake_;
-      };
-      mu_.AwaitWithTimeout(absl::Condition(&ready), wait);
-      if (stopping_) return;
-      wake_ = false;
-    }
+    shared_.AwaitWithTimeout(
+        [](const Shared& shared) { return shared.stopping || shared.wake; },
+        wait);
+    const bool stopping = shared_.Update([](Shared& shared) {
+      shared.wake = false;
+      return shared.stopping;
+    });
+    if (stopping) return;
     if (PollOnce()) {
       backoff.Reset();
       wait = options_.interval;
@@ -72,11 +66,8 @@ void ParameterPoller::Run() {
 }
 
 bool ParameterPoller::PollOnce() {
-  std::shared_ptr<rpc::ParameterClient> client;
-  {
-    absl::MutexLock lock(&mu_);
-    client = client_;
-  }
+  const std::shared_ptr<rpc::ParameterClient> client =
+      shared_.Read([](const Shared& shared) { return shared.client; });
   if (client == nullptr) return true;  // no learner yet: nothing failed
   const absl::StatusOr<int64_t> latest = client->LatestVersion(options_.job_id);
   if (!latest.ok()) {
@@ -85,10 +76,7 @@ bool ParameterPoller::PollOnce() {
         {{"job", options_.job_id}, {"error", latest.status().ToString()}});
     return false;
   }
-  {
-    absl::MutexLock lock(&mu_);
-    latest_ = *latest;
-  }
+  shared_.Update([&](Shared& shared) { shared.latest = *latest; });
   if (*latest <= have_) return true;
   absl::StatusOr<rpc::ParameterSnapshot> snapshot =
       client->Fetch(options_.job_id, 0);
@@ -104,9 +92,10 @@ bool ParameterPoller::PollOnce() {
   }
   published_.Publish(staging_, snapshot->version);
   have_ = snapshot->version;
-  absl::MutexLock lock(&mu_);
-  ++fetched_;
-  latest_ = std::max(latest_, snapshot->version);
+  shared_.Update([&](Shared& shared) {
+    ++shared.fetched;
+    shared.latest = std::max(shared.latest, snapshot->version);
+  });
   return true;
 }
 

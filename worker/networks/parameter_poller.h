@@ -18,9 +18,8 @@
 #include <string>
 #include <thread>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/base/guarded.h"
 #include "common/model/networks.h"
 #include "common/model/self_play.h"
 #include "common/rpc/parameter_client.h"
@@ -41,32 +40,35 @@ class ParameterPoller {
   ~ParameterPoller();  // stops and joins the thread
 
   // The job's learner ("": none now).
-  void SetAddress(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);
+  void SetAddress(const std::string& address);
 
   const model::PublishedParameters& published() const { return published_; }
   // The learner's latest version seen (0: none yet), for the lag.
-  int64_t latest_version() const ABSL_LOCKS_EXCLUDED(mu_);
+  int64_t latest_version() const;
   // Snapshots fetched and published since the start.
-  int64_t fetched() const ABSL_LOCKS_EXCLUDED(mu_);
+  int64_t fetched() const;
 
  private:
   void Run();
   // One poll; false when the learner could not be reached or a snapshot
   // not loaded.
-  bool PollOnce() ABSL_LOCKS_EXCLUDED(mu_);
+  bool PollOnce();
 
   const ParameterPollerOptions options_;
   model::MuZeroNetwork staging_;  // the poll thread's only
   model::PublishedParameters published_;
   int64_t have_ = 0;  // the poll thread's only
 
-  mutable absl::Mutex mu_;
-  std::string address_ ABSL_GUARDED_BY(mu_);
-  std::shared_ptr<rpc::ParameterClient> client_ ABSL_GUARDED_BY(mu_);
-  int64_t latest_ ABSL_GUARDED_BY(mu_) = 0;
-  int64_t fetched_ ABSL_GUARDED_BY(mu_) = 0;
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  bool wake_ ABSL_GUARDED_BY(mu_) = false;
+  // What the poll thread shares with the others.
+  struct Shared {
+    std::string address;
+    std::shared_ptr<rpc::ParameterClient> client;
+    int64_t latest = 0;
+    int64_t fetched = 0;
+    bool stopping = false;
+    bool wake = false;
+  };
+  Guarded<Shared> shared_;
   std::jthread thread_;  // last: started after the fields it reads
 };
 
