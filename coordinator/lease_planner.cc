@@ -110,14 +110,16 @@ LeasePlan PlanSpread(const LeaseRequest& request,
       // once that is long enough. A lease taken in this plan is not in
       // `mine`: never moved.
       int64_t* held_longest = nullptr;
+      int64_t longest_acquired_ms = 0;
       for (int64_t& job : plan.jobs) {
         const auto held = mine.find(job);
         if (held == mine.end() ||
             request.now_ms - held->second < request.rotation_ms) {
           continue;
         }
-        if (held_longest == nullptr || held->second < mine[*held_longest]) {
+        if (held_longest == nullptr || held->second < longest_acquired_ms) {
           held_longest = &job;
+          longest_acquired_ms = held->second;
         }
       }
       if (held_longest != nullptr) *held_longest = *target;
