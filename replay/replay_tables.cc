@@ -205,7 +205,7 @@ absl::StatusOr<int> ReplayTables::LoadAll() {
     const v1::ReplayStats stats = table->Stats();
     {
       absl::MutexLock lock(&checkpoint_mu_);
-      saved_[job_id] = {table.get(), table->generation()};
+      saved_[job_id] = {table, table->generation()};
     }
     absl::MutexLock lock(&mu_);
     tables_[job_id] = std::move(table);
@@ -424,7 +424,7 @@ absl::Status ReplayTables::CheckpointAll() {
   for (const auto& [job_id, table] : tables) {
     const int64_t generation = table->generation();
     auto saved = saved_.find(job_id);
-    if (saved != saved_.end() && saved->second.first == table.get() &&
+    if (saved != saved_.end() && saved->second.first.lock() == table &&
         saved->second.second == generation) {
       continue;
     }
@@ -439,7 +439,7 @@ absl::Status ReplayTables::CheckpointAll() {
                                             WithUid(table->Snapshot(),
                                                     uids[job_id]));
     if (status.ok()) {
-      saved_[job_id] = {table.get(), generation};
+      saved_[job_id] = {table, generation};
     } else {
       LogLine("error", "checkpoint_failed",
               {{"job", job_id}, {"message", std::string(status.message())}});

@@ -147,8 +147,11 @@ class ReplayTables {
       ABSL_GUARDED_BY(mu_);
   absl::Mutex checkpoint_mu_;  // taken before mu_
   // job -> the table and its ReplayTable::generation() at its last
-  // checkpoint or load (a table set aside and replaced never matches).
-  absl::flat_hash_map<std::string, std::pair<const ReplayTable*, int64_t>>
+  // checkpoint or load. Weak, not a plain pointer: a table set aside and
+  // replaced never matches, even when the new one is allocated where the
+  // old one was.
+  absl::flat_hash_map<std::string,
+                      std::pair<std::weak_ptr<const ReplayTable>, int64_t>>
       saved_ ABSL_GUARDED_BY(checkpoint_mu_);
 };
 
