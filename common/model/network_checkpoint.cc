@@ -2,7 +2,10 @@
 
 #include <cstdint>
 #include <exception>
+#include <limits>
+#include <map>
 #include <sstream>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -59,6 +62,9 @@ absl::Status OpenArchive(const std::string& path, torch::Device device,
   } catch (const c10::Error& e) {
     return absl::NotFoundError(absl::StrCat(
         "checkpoint ", path, ": cannot read: ", e.what_without_backtrace()));
+  } catch (const std::exception& e) {
+    return absl::NotFoundError(
+        absl::StrCat("checkpoint ", path, ": cannot read: ", e.what()));
   }
   return absl::OkStatus();
 }
@@ -69,20 +75,57 @@ absl::StatusOr<CheckpointHeader> ReadHeader(
   CheckpointHeader header;
   for (const Field& field : HeaderFields(header)) {
     torch::Tensor value;
-    if (!archive.try_read(absl::StrCat(kKeyPrefix, field.name), value,
-                          /*is_buffer=*/true)) {
+    bool found = false;
+    try {
+      found = archive.try_read(absl::StrCat(kKeyPrefix, field.name), value,
+                               /*is_buffer=*/true);
+    } catch (const std::exception& e) {
+      return absl::DataLossError(
+          absl::StrCat(what, ": cannot read ", field.name, ": ", e.what()));
+    }
+    if (!found) {
       if (Optional(field.name)) continue;
       return absl::InvalidArgumentError(
           absl::StrCat(what, ": no stored ", field.name,
                        " (not an mmapzero network checkpoint?)"));
     }
-    SetHeaderField(field.name, static_cast<int>(value.item<int64_t>()),
-                   &header);
+    if (value.numel() != 1 || value.scalar_type() != torch::kLong) {
+      return absl::DataLossError(absl::StrCat(what, ": stored ", field.name,
+                                              " is not one integer (",
+                                              value.numel(), " values)"));
+    }
+    const int64_t stored = value.item<int64_t>();
+    if (stored < 0 || stored > std::numeric_limits<int32_t>::max()) {
+      return absl::DataLossError(
+          absl::StrCat(what, ": stored ", field.name, " is ", stored));
+    }
+    SetHeaderField(field.name, static_cast<int>(stored), &header);
   }
   return header;
 }
 
-// Checks the stored sizes against `network`'s, then loads.
+// Every parameter and buffer of `network` by its full name.
+std::map<std::string, torch::Tensor> TensorsByName(
+    const MuZeroNetwork& network) {
+  std::map<std::string, torch::Tensor> tensors;
+  for (const auto& item : network->named_parameters()) {
+    tensors.emplace("parameter " + item.key(), item.value());
+  }
+  for (const auto& item : network->named_buffers()) {
+    tensors.emplace("buffer " + item.key(), item.value());
+  }
+  return tensors;
+}
+
+std::string ShapeText(const torch::Tensor& tensor) {
+  std::ostringstream text;
+  text << tensor.sizes();
+  return text.str();
+}
+
+// Checks the stored sizes against `network`'s, then loads, all or nothing:
+// `network` is unchanged unless the whole archive loads with the shapes
+// and types it has and finite values.
 absl::Status LoadFromArchive(const std::string& what,
                              torch::serialize::InputArchive& archive,
                              MuZeroNetwork& network) {
@@ -98,12 +141,40 @@ absl::Status LoadFromArchive(const std::string& what,
                        " but the network has ", expected[i].value));
     }
   }
+  // Into a network of the same sizes first: LibTorch replaces tensors one
+  // by one without checking their shapes, so a damaged archive would leave
+  // `network` half loaded, or with a tensor of another shape.
+  absl::StatusOr<MuZeroNetwork> scratch =
+      CreateNetwork(network->config(), network->shape(), network->device());
+  if (!scratch.ok()) {
+    return absl::InternalError(
+        absl::StrCat(what, ": ", scratch.status().message()));
+  }
   try {
     torch::NoGradGuard no_grad;
-    network->load(archive);
+    (*scratch)->load(archive);
+    const auto loaded = TensorsByName(*scratch);
+    const auto target = TensorsByName(network);
+    for (const auto& [name, tensor] : target) {
+      const torch::Tensor& from = loaded.at(name);
+      if (!from.sizes().equals(tensor.sizes()) ||
+          from.scalar_type() != tensor.scalar_type()) {
+        return absl::DataLossError(
+            absl::StrCat(what, ": ", name, " has shape ", ShapeText(from),
+                         " but the network's is ", ShapeText(tensor)));
+      }
+      if (from.is_floating_point() &&
+          !torch::isfinite(from).all().item<bool>()) {
+        return absl::DataLossError(absl::StrCat(
+            what, ": ", name, " holds values that are not finite"));
+      }
+    }
+    for (const auto& [name, tensor] : target) tensor.copy_(loaded.at(name));
   } catch (const c10::Error& e) {
     return absl::DataLossError(
         absl::StrCat(what, ": ", e.what_without_backtrace()));
+  } catch (const std::exception& e) {
+    return absl::DataLossError(absl::StrCat(what, ": ", e.what()));
   }
   return absl::OkStatus();
 }

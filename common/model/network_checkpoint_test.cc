@@ -1,13 +1,21 @@
 // In-memory parameter archives ("torch-archive-v1", what ParameterService
 // carries): a round trip gives identical outputs, another network size is
-// refused with the field named, and bytes that are no archive are DataLoss.
-#include "common/model/compute_threads.h"
+// refused with the field named, bytes that are no archive are DataLoss, and
+// archives with wrong contents (shapes, values, stored sizes) are a status,
+// never an exception, and leave the network as it was.
 #include "common/model/network_checkpoint.h"
 
 #include <torch/torch.h>
 
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
+#include <vector>
 
+#include "common/model/compute_threads.h"
 #include "common/model/networks.h"
 #include "common/model/small_network.h"
 #include "gmock/gmock.h"
@@ -81,6 +89,116 @@ TEST(NetworkParametersTest, GarbageBytesAreDataLoss) {
       LoadNetworkParameters(bytes->substr(0, bytes->size() / 2), network);
   EXPECT_FALSE(truncated.ok());
   EXPECT_TRUE(torch::equal(network->parameters()[0], before));
+}
+
+// Every parameter and buffer of `network`, copied.
+std::vector<torch::Tensor> Snapshot(const MuZeroNetwork& network) {
+  std::vector<torch::Tensor> tensors;
+  for (const torch::Tensor& tensor : network->parameters()) {
+    tensors.push_back(tensor.clone());
+  }
+  for (const torch::Tensor& tensor : network->buffers()) {
+    tensors.push_back(tensor.clone());
+  }
+  return tensors;
+}
+
+bool Unchanged(const MuZeroNetwork& network,
+               const std::vector<torch::Tensor>& before) {
+  const std::vector<torch::Tensor> now = Snapshot(network);
+  if (now.size() != before.size()) return false;
+  for (size_t i = 0; i < now.size(); ++i) {
+    if (!torch::equal(now[i], before[i])) return false;
+  }
+  return true;
+}
+
+// An archive as SerializeNetworkParameters writes it: `network`'s tensors,
+// then the stored sizes, here `header`'s, with `edit` applied to the
+// stored sizes' tensors by name (the format's keys: "mmapzero_" + field).
+std::string Archive(
+    const MuZeroNetwork& network, const NetworkConfig& header_config,
+    const std::map<std::string, torch::Tensor>& header_overrides = {}) {
+  torch::serialize::OutputArchive archive;
+  network->save(archive);
+  const std::map<std::string, int64_t> fields = {
+      {"hidden_size", header_config.hidden_size()},
+      {"resnet_channels", header_config.resnet_channels()},
+      {"resnet_blocks", header_config.resnet_blocks()},
+      {"mlp_hidden", header_config.mlp_hidden()},
+      {"value_support_size", header_config.value_support_size()},
+      {"reward_support_size", header_config.reward_support_size()},
+      {"time_bins", kSmallObservationShape.time_bins},
+      {"byte_bins", kSmallObservationShape.byte_bins},
+      {"vector_size", kSmallObservationShape.vector_size},
+      {"trunk", header_config.trunk()}};
+  for (const auto& [name, value] : fields) {
+    const auto override = header_overrides.find(name);
+    archive.write("mmapzero_" + name,
+                  override != header_overrides.end()
+                      ? override->second
+                      : torch::tensor(value, torch::kLong),
+                  /*is_buffer=*/true);
+  }
+  std::ostringstream bytes;
+  archive.save_to(bytes);
+  return bytes.str();
+}
+
+// Archives that are well-formed for LibTorch but wrong for the network (a
+// peer's bug, a damaged or forged snapshot): each is refused with what is
+// wrong named, without an exception, and the network is left as it was.
+// (Bytes damaged below this level, in the archive's zip or TorchScript
+// records, can crash LibTorch 1.13's loader itself; on the wire TLS, and on
+// disk the checkpoint checksums, keep such bytes from reaching it.)
+TEST(NetworkParametersTest, WrongArchivesAreRefusedAndChangeNothing) {
+  const NetworkConfig small = SmallNetworkConfig();
+  NetworkConfig wider = small;
+  wider.set_mlp_hidden(small.mlp_hidden() * 2);
+  MuZeroNetwork poisoned = MakeNetwork(small, 4);
+  {
+    torch::NoGradGuard no_grad;
+    poisoned->parameters().back().fill_(NAN);
+  }
+  struct Case {
+    std::string name;
+    std::string bytes;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"a tensor of another shape under the right sizes",
+       Archive(MakeNetwork(wider, 2), small), "has shape"},
+      {"values that are not finite", Archive(poisoned, small), "not finite"},
+      {"a stored size of two values",
+       Archive(MakeNetwork(small, 2), small,
+               {{"hidden_size", torch::tensor({1, 2}, torch::kLong)}}),
+       "hidden_size is not one integer"},
+      {"a stored size out of range",
+       Archive(MakeNetwork(small, 2), small,
+               {{"mlp_hidden", torch::tensor(int64_t{1} << 40, torch::kLong)}}),
+       "mlp_hidden is 1099511627776"},
+  };
+  MuZeroNetwork network = MakeNetwork(small, 1);
+  const std::string path = ::testing::TempDir() + "/wrong_checkpoint.pt";
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::vector<torch::Tensor> before = Snapshot(network);
+    absl::Status status;
+    EXPECT_NO_THROW(status = LoadNetworkParameters(c.bytes, network));
+    EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+    EXPECT_THAT(status.message(), HasSubstr(c.message));
+    EXPECT_TRUE(Unchanged(network, before));
+    // The same bytes as a checkpoint file.
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << c.bytes;
+    EXPECT_NO_THROW(status = LoadCheckpoint(path, network));
+    EXPECT_FALSE(status.ok());
+    EXPECT_TRUE(Unchanged(network, before));
+  }
+  // The right archive still loads.
+  EXPECT_TRUE(
+      LoadNetworkParameters(Archive(MakeNetwork(small, 5), small), network)
+          .ok());
+  EXPECT_FALSE(Unchanged(network, Snapshot(MakeNetwork(small, 1))));
 }
 
 }  // namespace
