@@ -8,7 +8,13 @@
 // The same archive in memory ("torch-archive-v1") is what the learner
 // publishes through ParameterService and actors / reanalysers load
 // (docs/protocols.md): the sizes travel with the parameters, so a snapshot
-// of another network size is refused with the field named.
+// of another network size is refused with the field named. Every load is
+// all or nothing: the archive goes into a network of the same sizes first
+// and is copied in only when each tensor has the shape, type and finite
+// values of the network's (LibTorch alone would replace tensors one by one
+// without checking shapes). LibTorch's own zip and TorchScript reader can
+// crash on damaged bytes, so bytes must reach it intact (TLS on the wire,
+// checksums on disk: learner_checkpoint.h).
 #ifndef MMAPZERO_COMMON_MODEL_NETWORK_CHECKPOINT_H_
 #define MMAPZERO_COMMON_MODEL_NETWORK_CHECKPOINT_H_
 
