@@ -3,10 +3,10 @@
 // compiled with -fsanitize=thread, so against Debian's library every lock
 // is invisible and two threads adding to a counter under one MutexLock are
 // reported as a race. Linked into each executable of the TSan build
-// (-DMMAPZERO_TSAN=ON, scripts/test-tsan), this file defines absl::Mutex's
-// and absl::CondVar's locking entry points in the executable, where the
-// dynamic linker finds them first, for our code and for the libraries
-// alike (Abseil's Notification, gRPC's locks). Each forwards to the
+// (-DMMAPZERO_TSAN=ON, scripts/test-sanitize --tsan), this file defines
+// absl::Mutex's and absl::CondVar's locking entry points in the executable,
+// where the dynamic linker finds them first, for our code and for the
+// libraries alike (Abseil's Notification, gRPC's locks). Each forwards to the
 // library's own definition (dlsym RTLD_NEXT) and reports what happened with
 // the same __tsan_mutex_* calls Abseil makes when it is built with TSan.
 //

@@ -55,16 +55,21 @@ void SetHeaderField(const std::string& name, int value,
   if (name == "trunk") c.set_trunk(static_cast<NetworkConfig::Trunk>(value));
 }
 
+// An exception's message; LibTorch's (c10::Error) without its backtrace.
+std::string ErrorText(const std::exception& e) {
+  if (const auto* error = dynamic_cast<const c10::Error*>(&e)) {
+    return error->what_without_backtrace();
+  }
+  return e.what();
+}
+
 absl::Status OpenArchive(const std::string& path, torch::Device device,
                          torch::serialize::InputArchive* archive) {
   try {
     archive->load_from(path, device);
-  } catch (const c10::Error& e) {
-    return absl::NotFoundError(absl::StrCat(
-        "checkpoint ", path, ": cannot read: ", e.what_without_backtrace()));
   } catch (const std::exception& e) {
     return absl::NotFoundError(
-        absl::StrCat("checkpoint ", path, ": cannot read: ", e.what()));
+        absl::StrCat("checkpoint ", path, ": cannot read: ", ErrorText(e)));
   }
   return absl::OkStatus();
 }
@@ -81,7 +86,7 @@ absl::StatusOr<CheckpointHeader> ReadHeader(
                                /*is_buffer=*/true);
     } catch (const std::exception& e) {
       return absl::DataLossError(
-          absl::StrCat(what, ": cannot read ", field.name, ": ", e.what()));
+          absl::StrCat(what, ": cannot read ", field.name, ": ", ErrorText(e)));
     }
     if (!found) {
       if (Optional(field.name)) continue;
@@ -170,11 +175,8 @@ absl::Status LoadFromArchive(const std::string& what,
       }
     }
     for (const auto& [name, tensor] : target) tensor.copy_(loaded.at(name));
-  } catch (const c10::Error& e) {
-    return absl::DataLossError(
-        absl::StrCat(what, ": ", e.what_without_backtrace()));
   } catch (const std::exception& e) {
-    return absl::DataLossError(absl::StrCat(what, ": ", e.what()));
+    return absl::DataLossError(absl::StrCat(what, ": ", ErrorText(e)));
   }
   return absl::OkStatus();
 }
@@ -251,12 +253,9 @@ absl::Status LoadNetworkParameters(absl::string_view bytes,
   torch::serialize::InputArchive archive;
   try {
     archive.load_from(bytes.data(), bytes.size(), network->device());
-  } catch (const c10::Error& e) {
-    return absl::DataLossError(absl::StrCat(
-        what, ": not a parameter archive: ", e.what_without_backtrace()));
   } catch (const std::exception& e) {
     return absl::DataLossError(
-        absl::StrCat(what, ": not a parameter archive: ", e.what()));
+        absl::StrCat(what, ": not a parameter archive: ", ErrorText(e)));
   }
   return LoadFromArchive(what, archive, network);
 }
