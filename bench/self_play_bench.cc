@@ -73,8 +73,9 @@ Row Measure(const std::shared_ptr<const game::Program>& program,
     std::fprintf(stderr, "%s\n", network.status().ToString().c_str());
     std::exit(1);
   }
-  SelfPlay::Options options{
-      .config = config, .seed = 1, .game_options = {}, .sink = {}};
+  SelfPlay::Options options;
+  options.config = config;
+  options.seed = 1;
   absl::StatusOr<std::unique_ptr<SelfPlay>> actor =
       SelfPlay::Create(program, *network, std::move(options));
   if (!actor.ok()) {

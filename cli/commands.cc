@@ -11,10 +11,13 @@ const std::vector<Command>& AllCommands() {
        "import an XLA HLO text module as a workload", RunImport},
       {"inspect", "inspect WORKLOAD [--json]",
        "counts, sizes and memory pressure over time", RunInspect},
-      {"play", "play WORKLOAD --policy random|drop-all|fast-first --seed S --out SOLUTION",
+      {"play",
+       "play WORKLOAD --policy random|drop-all|fast-first --seed S --out "
+       "SOLUTION",
        "play one game with a simple policy and write the solution", RunPlay},
       {"solve",
-       "solve WORKLOAD [--solver portfolio|heuristic|es|brkga|random|drop-all"
+       "solve WORKLOAD [--solver "
+       "portfolio|heuristic|es|brkga|race|random|drop-all"
        "|muzero] [--budget 60s] [--evaluations N] [--threads N] [--seed S] "
        "[--set key=value ...] [--out SOLUTION] [--svg layout.svg] [--json] "
        "[--bound] "
@@ -32,7 +35,9 @@ const std::vector<Command>& AllCommands() {
        "an upper bound on the best normalised return (and a solution's gap "
        "to it)",
        RunBound},
-      {"render", "render WORKLOAD SOLUTION --out layout.svg [--width PX] [--height PX] [--legend N]",
+      {"render",
+       "render WORKLOAD SOLUTION --out layout.svg [--width PX] [--height PX] "
+       "[--legend N]",
        "draw the memory layout (time x offset) as SVG", RunRender},
       {"submit",
        "submit WORKLOAD [--config cpu|paper|FILE] [--budget 24h] [--steps N] "

@@ -160,8 +160,9 @@ void LearnerWorker::Shutdown(absl::Duration grace) {
     server_->Shutdown(std::chrono::system_clock::now() +
                       absl::ToChronoMilliseconds(grace));
   }
-  supervisor_.reset();
-  metrics_.reset();
+  // supervisor_ and metrics_ stay until the destructor: Jobs() and
+  // metrics() may be called from other threads while this runs, and the
+  // stopped supervisor holds no job.
   LogLine("info", "stopped");
 }
 

@@ -21,7 +21,8 @@
 //    the next heartbeat (WorkerSession::SetCounters).
 // Shutdown (SIGTERM): health turns NOT_SERVING, every job stops and
 // checkpoints, heartbeats stop (the leases then expire and pass to another
-// learner), in-flight fetches get `grace`, then metrics stop.
+// learner), in-flight fetches get `grace`; metrics stop when the worker is
+// destroyed (Jobs() and metrics() stay valid until then).
 #ifndef MMAPZERO_LEARNER_LEARNER_WORKER_H_
 #define MMAPZERO_LEARNER_LEARNER_WORKER_H_
 

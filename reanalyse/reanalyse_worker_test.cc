@@ -34,15 +34,14 @@ v1::Trajectory PlayedGame(const MuZeroConfig& config) {
       config.network(), model::ShapeOf(config.features()), torch::kCPU);
   EXPECT_TRUE(network.ok()) << network.status();
   v1::Trajectory played;
+  model::SelfPlay::Options options;
+  options.config = config;
+  options.seed = 3;
+  options.sink = [&played](const game::MMapGame&, agent::Trajectory t) {
+    if (played.steps().empty()) agent::TrajectoryToProto(t, &played);
+  };
   absl::StatusOr<std::unique_ptr<model::SelfPlay>> self_play =
-      model::SelfPlay::Create(
-          *program, *network,
-          {.config = config,
-           .seed = 3,
-           .game_options = {},
-           .sink = [&played](const game::MMapGame&, agent::Trajectory t) {
-             if (played.steps().empty()) agent::TrajectoryToProto(t, &played);
-           }});
+      model::SelfPlay::Create(*program, *network, std::move(options));
   EXPECT_TRUE(self_play.ok()) << self_play.status();
   (*self_play)->PlayGames(1);
   return played;

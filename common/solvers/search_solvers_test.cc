@@ -2,10 +2,13 @@
 // answer from the same seed (with one thread, and with two), and the
 // searches improving on their first generation. Evaluation budgets, never
 // wall time, keep these deterministic.
+#include <atomic>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "common/game/program.h"
 #include "common/solvers/solver.h"
 #include "common/validate/validator.h"
@@ -106,15 +109,25 @@ TEST_P(SearchSolverTest, StopsWhenAskedWithItsBestSoFar) {
   ASSERT_TRUE(solver.ok()) << solver.status();
   SolverBudget budget;
   budget.wall_time = absl::Seconds(60);
+  // solver.h: both callbacks run on the thread that called Solve().
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<bool> called_elsewhere = false;
   int asked = 0;
-  budget.stop_requested = [&asked] { return ++asked > 3; };
+  budget.stop_requested = [&] {
+    if (std::this_thread::get_id() != caller) called_elsewhere = true;
+    return ++asked > 3;
+  };
   SolverProgress last;
-  budget.on_progress = [&last](const SolverProgress& p) { last = p; };
+  budget.on_progress = [&](const SolverProgress& p) {
+    if (std::this_thread::get_id() != caller) called_elsewhere = true;
+    last = p;
+  };
   auto solution = (*solver)->Solve(example.program, budget);
   ASSERT_TRUE(solution.ok()) << solution.status();
   EXPECT_TRUE(validate::ValidateSolution(example.workload, *solution).ok);
   EXPECT_LE(asked, 4);
   EXPECT_LE(last.evaluations, 1000);  // generations of 33 to 64 games
+  EXPECT_FALSE(called_elsewhere);
 }
 
 TEST(SearchSolverTest, TunedHeuristicStopsAfterItsFirstPlanWhenAsked) {
@@ -133,7 +146,7 @@ TEST(SearchSolverTest, TunedHeuristicStopsAfterItsFirstPlanWhenAsked) {
 
 INSTANTIATE_TEST_SUITE_P(AllBaselines, SearchSolverTest,
                          ::testing::Values("es", "brkga", "random", "drop-all",
-                                           "portfolio"),
+                                           "portfolio", "race"),
                          [](const auto& param_info) {
                            std::string name = param_info.param;
                            std::erase(name, '-');
@@ -185,6 +198,7 @@ TEST(SearchSolverTest, RejectsBadSettings) {
       {"brkga", {{"elite_bias", "x"}}},
       {"random", {{"batch", "0"}}},
       {"portfolio", {{"population", "1"}}},
+      {"race", {{"population", "64"}}},
   };
   for (const auto& [name, settings] : bad) {
     auto solver = MakeSolver(name, settings);
@@ -194,6 +208,37 @@ TEST(SearchSolverTest, RejectsBadSettings) {
               std::string::npos)
         << solver.status();
   }
+}
+
+// The race runs ES and BRKGA side by side on one thread each, with half of
+// the evaluations each: its answer is the better of the two run alone with
+// those budgets (each is reproducible from its seed with one thread), and
+// it says which won.
+TEST(SearchSolverTest, RaceReturnsTheBetterOfEsAndBrkga) {
+  for (const char* name : {"small", "medium"}) {
+    const Example& example = LoadExample(name);
+    const Solution es = SolveOrDie("es", example, 101, 1, 3);
+    const Solution brkga = SolveOrDie("brkga", example, 100, 1, 3);
+    const Solution race = SolveOrDie("race", example, 201, 2, 3);
+    const bool es_wins = es.return_us() >= brkga.return_us();
+    EXPECT_EQ(Decisions(race), Decisions(es_wins ? es : brkga)) << name;
+    const auto& settings = race.solver().settings();
+    EXPECT_EQ(settings.at("winner"), es_wins ? "es" : "brkga") << name;
+    EXPECT_EQ(settings.at("es"), absl::StrCat(es.normalised_return()));
+    EXPECT_EQ(settings.at("brkga"), absl::StrCat(brkga.normalised_return()));
+    EXPECT_EQ(std::stoll(settings.at("evaluations")),
+              std::stoll(es.solver().settings().at("evaluations")) +
+                  std::stoll(brkga.solver().settings().at("evaluations")));
+  }
+}
+
+// With an evaluation limit of one only ES plays (BRKGA's half would be
+// zero, which means no limit).
+TEST(SearchSolverTest, RaceWithOneGameRunsEsAlone) {
+  const Solution race = SolveOrDie("race", LoadExample("small"), 1, 2, 3);
+  EXPECT_EQ(race.solver().settings().at("winner"), "es");
+  EXPECT_FALSE(race.solver().settings().contains("brkga"));
+  EXPECT_EQ(race.solver().settings().at("evaluations"), "1");
 }
 
 TEST(SearchSolverTest, RejectsBadBudget) {

@@ -23,6 +23,8 @@ absl::StatusOr<std::unique_ptr<Solver>> MakeDropAllSolver(
     const SolverSettings& settings);
 absl::StatusOr<std::unique_ptr<Solver>> MakePortfolioSolver(
     const SolverSettings& settings);
+absl::StatusOr<std::unique_ptr<Solver>> MakeRaceSolver(
+    const SolverSettings& settings);
 
 }  // namespace mmapzero::solvers
 

@@ -20,6 +20,7 @@ const std::vector<Entry>& Entries() {
       {"heuristic", MakeHeuristicSolver}, {"es", MakeEvolutionSolver},
       {"brkga", MakeBrkgaSolver},         {"random", MakeRandomSolver},
       {"drop-all", MakeDropAllSolver},    {"portfolio", MakePortfolioSolver},
+      {"race", MakeRaceSolver},
   };
   return *entries;
 }

@@ -1,0 +1,203 @@
+#include "common/solvers/race_solver.h"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <thread>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "common/base/status_macros.h"
+#include "common/solvers/best_solution.h"
+#include "common/solvers/search_budget.h"
+#include "common/solvers/solver_factories.h"
+#include "common/solvers/solver_settings.h"
+
+namespace mmapzero::solvers {
+namespace {
+
+constexpr int kSearches = 2;
+constexpr std::array<const char*, kSearches> kSearchNames = {"es", "brkga"};
+
+// What the two search threads and the calling thread share: each search's
+// latest progress and result, and the questions "stop now?" that the
+// searches put and the calling thread answers.
+class Race {
+ public:
+  explicit Race(int searches) : running_(searches) {}
+
+  // From search `index`'s thread.
+  void Progress(int index, const SolverProgress& progress)
+      ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    latest_[index] = progress;
+  }
+  // Blocks until the calling thread has asked its caller (Serve).
+  bool AskStop() ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    if (stop_) return true;
+    const int64_t ticket = ++asked_;
+    auto answered = [this, ticket]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return stop_ || answered_ >= ticket;
+    };
+    mu_.Await(absl::Condition(&answered));
+    return stop_;
+  }
+  void Finish(int index, absl::StatusOr<Solution> result)
+      ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    results_[index] = std::move(result);
+    --running_;
+  }
+
+  // On the calling thread until every search has finished: answers their
+  // questions with budget.stop_requested, reports their sum to
+  // budget.on_progress about once a second, and once at the end.
+  void Serve(const SolverBudget& budget, absl::Time start)
+      ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::Time last_report = start;
+    mu_.Lock();
+    while (true) {
+      auto due = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return running_ == 0 || asked_ > answered_;
+      };
+      mu_.AwaitWithDeadline(absl::Condition(&due),
+                            last_report + absl::Seconds(1));
+      if (asked_ > answered_) {
+        const int64_t questions = asked_;
+        mu_.Unlock();
+        const bool stop = budget.asked_to_stop();
+        mu_.Lock();
+        stop_ = stop_ || stop;
+        answered_ = questions;
+      }
+      const bool finished = running_ == 0;
+      const absl::Time now = absl::Now();
+      if (finished || now - last_report >= absl::Seconds(1)) {
+        SolverProgress sum = SumLocked();
+        sum.elapsed_seconds = absl::ToDoubleSeconds(now - start);
+        last_report = now;
+        mu_.Unlock();
+        if (budget.on_progress) budget.on_progress(sum);
+        mu_.Lock();
+      }
+      if (finished) break;
+    }
+    mu_.Unlock();
+  }
+
+  // After Serve: search `index`'s result, or nullopt when it did not run.
+  std::optional<absl::StatusOr<Solution>> TakeResult(int index)
+      ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    return std::move(results_[index]);
+  }
+
+ private:
+  SolverProgress SumLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    SolverProgress sum;
+    for (const SolverProgress& progress : latest_) {
+      sum.evaluations += progress.evaluations;
+      sum.best_normalised_return =
+          std::max(sum.best_normalised_return, progress.best_normalised_return);
+    }
+    return sum;
+  }
+
+  absl::Mutex mu_;
+  std::array<SolverProgress, kSearches> latest_ ABSL_GUARDED_BY(mu_);
+  std::array<std::optional<absl::StatusOr<Solution>>, kSearches> results_
+      ABSL_GUARDED_BY(mu_);
+  int running_ ABSL_GUARDED_BY(mu_);
+  int64_t asked_ ABSL_GUARDED_BY(mu_) = 0;     // questions put so far
+  int64_t answered_ ABSL_GUARDED_BY(mu_) = 0;  // questions answered
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;     // the caller said stop
+};
+
+int64_t EvaluationsOf(const Solution& solution) {
+  const auto& settings = solution.solver().settings();
+  const auto it = settings.find("evaluations");
+  return it == settings.end() ? 0 : std::stoll(it->second);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<RaceSolver>> RaceSolver::Create(
+    const SolverSettings& settings) {
+  RETURN_IF_ERROR(SettingsReader("race", settings).CheckNoUnknownKeys());
+  return std::unique_ptr<RaceSolver>(new RaceSolver());
+}
+
+absl::StatusOr<Solution> RaceSolver::Solve(
+    const std::shared_ptr<const game::Program>& program,
+    const SolverBudget& budget) {
+  RETURN_IF_ERROR(SearchBudget::Check(budget));
+  const absl::Time start = absl::Now();
+  // An evaluation limit of one leaves BRKGA none (0 would mean no limit).
+  const int searches = budget.max_evaluations == 1 ? 1 : kSearches;
+  std::array<std::unique_ptr<Solver>, kSearches> solvers;
+  for (int i = 0; i < searches; ++i) {
+    ASSIGN_OR_RETURN(solvers[i], MakeSolver(kSearchNames[i], {}));
+  }
+
+  Race race(searches);
+  std::array<SolverBudget, kSearches> budgets;
+  for (int i = 0; i < searches; ++i) {
+    SolverBudget& own = budgets[i];
+    own.wall_time = budget.wall_time;
+    own.threads = std::max(
+        1, i == 0 ? budget.threads / 2 : budget.threads - budget.threads / 2);
+    own.seed = budget.seed;
+    if (budget.max_evaluations > 0) {
+      own.max_evaluations = i == 0 ? (budget.max_evaluations + 1) / 2
+                                   : budget.max_evaluations / 2;
+    }
+    own.on_progress = [&race, i](const SolverProgress& progress) {
+      race.Progress(i, progress);
+    };
+    if (budget.stop_requested) {
+      own.stop_requested = [&race] { return race.AskStop(); };
+    }
+  }
+  std::array<std::thread, kSearches> threads;
+  for (int i = 0; i < searches; ++i) {
+    threads[i] = std::thread(
+        [&, i] { race.Finish(i, solvers[i]->Solve(program, budgets[i])); });
+  }
+  race.Serve(budget, start);
+  for (int i = 0; i < searches; ++i) threads[i].join();
+
+  BestSolution best;
+  SolverSettings settings;
+  int64_t evaluations = 0;
+  for (int i = 0; i < searches; ++i) {
+    std::optional<absl::StatusOr<Solution>> result = race.TakeResult(i);
+    if (!result.has_value()) continue;
+    if (!result->ok()) {
+      return absl::Status(result->status().code(),
+                          absl::StrCat(kSearchNames[i], " (in the race): ",
+                                       result->status().message()));
+    }
+    const Solution& solution = **result;
+    settings[kSearchNames[i]] = absl::StrCat(solution.normalised_return());
+    evaluations += EvaluationsOf(solution);
+    // ES first: it keeps a tie.
+    if (best.Improves(solution.return_us())) {
+      settings["winner"] = kSearchNames[i];
+    }
+    best.Offer(solution);
+  }
+  return best.Finish(name(), settings, budget, evaluations,
+                     absl::ToDoubleSeconds(absl::Now() - start));
+}
+
+absl::StatusOr<std::unique_ptr<Solver>> MakeRaceSolver(
+    const SolverSettings& settings) {
+  ASSIGN_OR_RETURN(auto solver, RaceSolver::Create(settings));
+  return std::unique_ptr<Solver>(std::move(solver));
+}
+
+}  // namespace mmapzero::solvers
