@@ -181,9 +181,11 @@ absl::StatusOr<Solution> RaceSolver::Solve(
                           absl::StrCat(kSearchNames[i], " (in the race): ",
                                        result->status().message()));
     }
-    const Solution& solution = **result;
+    Solution& solution = **result;
     settings[kSearchNames[i]] = absl::StrCat(solution.normalised_return());
     evaluations += EvaluationsOf(solution);
+    // The winner's own settings (ES's population, ...) are not the race's.
+    solution.clear_solver();
     // ES first: it keeps a tie.
     if (best.Improves(solution.return_us())) {
       settings["winner"] = kSearchNames[i];

@@ -226,6 +226,7 @@ TEST(SearchSolverTest, RaceReturnsTheBetterOfEsAndBrkga) {
     EXPECT_EQ(settings.at("winner"), es_wins ? "es" : "brkga") << name;
     EXPECT_EQ(settings.at("es"), absl::StrCat(es.normalised_return()));
     EXPECT_EQ(settings.at("brkga"), absl::StrCat(brkga.normalised_return()));
+    EXPECT_FALSE(settings.contains("population"));  // not the race's own
     EXPECT_EQ(std::stoll(settings.at("evaluations")),
               std::stoll(es.solver().settings().at("evaluations")) +
                   std::stoll(brkga.solver().settings().at("evaluations")));
