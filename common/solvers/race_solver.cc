@@ -89,6 +89,11 @@ class Race {
     mu_.Unlock();
   }
 
+  // After Serve: the games of both searches (their final reports).
+  int64_t Evaluations() ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    return SumLocked().evaluations;
+  }
   // After Serve: search `index`'s result, or nullopt when it did not run.
   std::optional<absl::StatusOr<Solution>> TakeResult(int index)
       ABSL_LOCKS_EXCLUDED(mu_) {
@@ -116,12 +121,6 @@ class Race {
   int64_t answered_ ABSL_GUARDED_BY(mu_) = 0;  // questions answered
   bool stop_ ABSL_GUARDED_BY(mu_) = false;     // the caller said stop
 };
-
-int64_t EvaluationsOf(const Solution& solution) {
-  const auto& settings = solution.solver().settings();
-  const auto it = settings.find("evaluations");
-  return it == settings.end() ? 0 : std::stoll(it->second);
-}
 
 }  // namespace
 
@@ -162,17 +161,17 @@ absl::StatusOr<Solution> RaceSolver::Solve(
       own.stop_requested = [&race] { return race.AskStop(); };
     }
   }
-  std::array<std::thread, kSearches> threads;
-  for (int i = 0; i < searches; ++i) {
-    threads[i] = std::thread(
-        [&, i] { race.Finish(i, solvers[i]->Solve(program, budgets[i])); });
+  {
+    std::array<std::jthread, kSearches> threads;  // joined at the brace
+    for (int i = 0; i < searches; ++i) {
+      threads[i] = std::jthread(
+          [&, i] { race.Finish(i, solvers[i]->Solve(program, budgets[i])); });
+    }
+    race.Serve(budget, start);
   }
-  race.Serve(budget, start);
-  for (int i = 0; i < searches; ++i) threads[i].join();
 
   BestSolution best;
   SolverSettings settings;
-  int64_t evaluations = 0;
   for (int i = 0; i < searches; ++i) {
     std::optional<absl::StatusOr<Solution>> result = race.TakeResult(i);
     if (!result.has_value()) continue;
@@ -183,7 +182,6 @@ absl::StatusOr<Solution> RaceSolver::Solve(
     }
     Solution& solution = **result;
     settings[kSearchNames[i]] = absl::StrCat(solution.normalised_return());
-    evaluations += EvaluationsOf(solution);
     // The winner's own settings (ES's population, ...) are not the race's.
     solution.clear_solver();
     // ES first: it keeps a tie.
@@ -192,7 +190,7 @@ absl::StatusOr<Solution> RaceSolver::Solve(
     }
     best.Offer(solution);
   }
-  return best.Finish(name(), settings, budget, evaluations,
+  return best.Finish(name(), settings, budget, race.Evaluations(),
                      absl::ToDoubleSeconds(absl::Now() - start));
 }
 
