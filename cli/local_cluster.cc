@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -698,11 +699,20 @@ std::vector<LocalService> LocalStatus(const std::string& data_dir,
     if (metrics.ok()) service.metrics_address = *metrics;
     service.serves_grpc = ServesGrpc(RoleOf(name));
     service.health = "-";
-    if (service.alive && service.serves_grpc && !service.address.empty()) {
-      service.health = CheckHealth(service.address, health_deadline).text;
-    }
     services.push_back(std::move(service));
   }
+  // Every service at once: on a loaded machine one TLS handshake may take
+  // most of a second, and the status should wait for the slowest, not
+  // their sum. Each thread writes only its own element.
+  std::vector<std::jthread> probes;
+  for (LocalService& service : services) {
+    if (service.alive && service.serves_grpc && !service.address.empty()) {
+      probes.emplace_back([&service, health_deadline] {
+        service.health = CheckHealth(service.address, health_deadline).text;
+      });
+    }
+  }
+  probes.clear();  // joins
   return services;
 }
 

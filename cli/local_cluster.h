@@ -99,8 +99,8 @@ absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out);
 // Stops every service with a pid file in the data dir; OK when none runs.
 absl::Status LocalDown(const LocalClusterOptions& options, std::ostream& out);
 
-// Every service with a pid file, in start order; health checks take at
-// most `health_deadline` each.
+// Every service with a pid file, in start order; their health checks run
+// at the same time and take at most `health_deadline` together.
 std::vector<LocalService> LocalStatus(const std::string& data_dir,
                                       absl::Duration health_deadline);
 

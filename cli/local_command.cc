@@ -96,8 +96,10 @@ absl::StatusOr<LocalClusterOptions> OptionsFrom(const CommandLine& line) {
 }
 
 absl::Status PrintStatus(const std::string& data_dir, bool json) {
+  // Generous: a healthy service answers in milliseconds, but a loaded
+  // machine (sanitized services, a job training) can take a second.
   const std::vector<LocalService> services =
-      LocalStatus(data_dir, absl::Seconds(1));
+      LocalStatus(data_dir, absl::Seconds(5));
   int down = 0;
   for (const LocalService& service : services) {
     down +=
