@@ -27,7 +27,8 @@ ALIASES = {"combination": "combination (BRKGA stage)",
            "muzero:seed_solver=brkga": "combination (BRKGA stage)",
            "muzero:seed_solver=es": "combination (ES stage)"}
 # Series of no colour above, in order of appearance.
-SPARE_COLORS = ["#9c755f", "#ff9da7", "#bab0ac", "#b07aa1"]
+SPARE_COLORS = ["#9c755f", "#ff9da7", "#bab0ac", "#b07aa1", "#17becf",
+                "#bcbd22", "#7f7f7f", "#8c564b"]
 
 
 def style(solver, spare):
@@ -83,8 +84,10 @@ def nice_range(lo, hi):
 def main():
     series, recent, workload = read_series(
         sys.argv[1], sys.argv[3] if len(sys.argv) > 3 else None)
-    width, height = 760, 440
-    left, right, top, bottom = 80, 30, 50, 100
+    # The legend has two entries a row, below the plot.
+    legend_rows = max(2, (len(series) + 1) // 2)
+    width, height = 760, 400 + 20 * legend_rows
+    left, right, top, bottom = 80, 30, 50, 60 + 20 * legend_rows
     plot_w, plot_h = width - left - right, height - top - bottom
     values = ([b for pts in series.values() for _, b, _ in pts] +
               [r for pts in recent.values() for _, r in pts]) or [0.0, 1.0]
@@ -163,9 +166,9 @@ def main():
                        f'y="{y(recent[solver][-1][1]) + 14:.1f}" text-anchor="end" '
                        f'fill="{color}">{label}, recent games</text>')
     for j, solver in enumerate(order):
-        # Two entries a row, two rows at most.
         color, label = styles[solver]
-        lx, ly = left + (j % 2) * 300, height - 46 + (j // 2) * 20
+        lx = left + (j % 2) * 330
+        ly = height - 6 - 20 * legend_rows + (j // 2) * 20
         evals = series[solver][-1][2]
         out.append(f'<rect x="{lx}" y="{ly}" width="12" height="12" '
                    f'fill="{color}"/>')
