@@ -312,9 +312,9 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
     stage.on_progress = [&heuristic_games](const solvers::SolverProgress& p) {
       heuristic_games = p.evaluations;
     };
-    ASSIGN_OR_RETURN(Solution solution, (*heuristic)->Solve(program, stage));
+    ASSIGN_OR_RETURN(const Solution solution,
+                     (*heuristic)->Solve(program, stage));
     heuristic_games = std::max<int64_t>(1, heuristic_games);
-    solution.clear_solver();  // the result is muzero's, whoever found it
     best.Offer(solution);
     heuristic_state = Percent(solution.normalised_return());
   }

@@ -24,6 +24,9 @@ Solution BestSolution::Finish(const std::string& name,
                               double seconds) const {
   Solution solution = solution_;
   SolverInfo* info = solution.mutable_solver();
+  // A kept solution from another solver (a stage, a race, a checkpoint)
+  // carries that solver's own bookkeeping; the result is this solver's.
+  info->Clear();
   info->set_name(name);
   auto& out = *info->mutable_settings();
   for (const auto& [key, value] : settings) out[key] = value;

@@ -31,8 +31,9 @@ class BestSolution {
   }
   const Solution& solution() const { return solution_; }
 
-  // The best solution with Solution.solver filled in: name, `settings`
-  // plus seed, threads and evaluations, and wall seconds.
+  // The best solution with Solution.solver replaced: name, `settings`
+  // plus seed, threads and evaluations, and wall seconds (whatever solver
+  // info the kept solution came with is dropped).
   Solution Finish(const std::string& name, const SolverSettings& settings,
                   const SolverBudget& budget, int64_t evaluations,
                   double seconds) const;

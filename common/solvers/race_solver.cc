@@ -180,10 +180,8 @@ absl::StatusOr<Solution> RaceSolver::Solve(
                           absl::StrCat(kSearchNames[i], " (in the race): ",
                                        result->status().message()));
     }
-    Solution& solution = **result;
+    const Solution& solution = **result;
     settings[kSearchNames[i]] = absl::StrCat(solution.normalised_return());
-    // The winner's own settings (ES's population, ...) are not the race's.
-    solution.clear_solver();
     // ES first: it keeps a tie.
     if (best.Improves(solution.return_us())) {
       settings["winner"] = kSearchNames[i];
