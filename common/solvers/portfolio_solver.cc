@@ -77,6 +77,7 @@ absl::StatusOr<Solution> PortfolioSolver::Solve(
   const bool evaluations_left =
       budget.max_evaluations == 0 || spent.evaluations < budget.max_evaluations;
   std::string brkga_state = "skipped";
+  SolverSettings settings;
   if (evaluations_left) {
     SolverProgress last;
     SolverBudget stage = StageBudget(budget, spent, &last);
@@ -89,9 +90,14 @@ absl::StatusOr<Solution> PortfolioSolver::Solve(
     best.Offer(solution);
     brkga_state = absl::StrCat(solution.normalised_return());
     spent.evaluations += last.evaluations;
+    // BRKGA's effective parameters (population, generations, ...) describe
+    // the portfolio too; Finish sets its own seed, threads and evaluations.
+    for (const auto& [key, value] : solution.solver().settings()) {
+      settings[key] = value;
+    }
   }
 
-  SolverSettings settings = brkga_settings_;
+  for (const auto& [key, value] : brkga_settings_) settings[key] = value;
   settings["heuristic"] = heuristic_state;
   settings["brkga"] = brkga_state;
   return best.Finish(name(), settings, budget, spent.evaluations,
