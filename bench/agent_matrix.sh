@@ -119,7 +119,11 @@ for workload in $workloads; do
           --convergence "$convergence" --workload "$workload" \
           --budget "$budget" --seed "$seed" --solver "$solver" \
           --summary "$out/logs/$tag.json" --log "$out/logs/$tag.log" >&2
-      # The cluster's logs and checkpoints are large; the run's own log stays.
+      # The cluster's logs and checkpoints are large; the run's own log and
+      # the learner's (a few lines: its demonstrations) stay.
+      if [[ -f "$cluster_dir/learner.log" ]]; then
+        cp "$cluster_dir/learner.log" "$out/logs/$tag.learner.log"
+      fi
       rm -rf "$cluster_dir"
     done
   done

@@ -200,18 +200,23 @@ class Coordinator {
   void NoteChangeLocked(int64_t job_id, bool best = false)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // Heartbeat steps (coordinator_workers.cc).
-  absl::Status ApplyCountersLocked(const WorkerRecord& worker,
-                                   const v1::JobCounters& counters,
-                                   absl::flat_hash_set<int64_t>* reported,
-                                   absl::flat_hash_set<int64_t>* excluded)
+  // Heartbeat steps (coordinator_workers.cc). `reported`: the jobs the
+  // worker reported, each with the return of the newest best it holds
+  // (JobCounters.demonstrated_return).
+  absl::Status ApplyCountersLocked(
+      const WorkerRecord& worker, const v1::JobCounters& counters,
+      absl::flat_hash_map<int64_t, double>* reported,
+      absl::flat_hash_set<int64_t>* excluded)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<std::vector<int64_t>> RenewLeasesLocked(
       const WorkerRecord& worker, const absl::flat_hash_set<int64_t>& excluded)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `held`: what the worker reported of the job (nullptr: nothing yet, so
+  // the config, workload size and best go with the assignment). A learner
+  // is also sent each best it does not hold yet: its demonstrations.
   absl::StatusOr<v1::Assignment> AssignmentLocked(const WorkerRecord& worker,
                                                   int64_t job_id,
-                                                  bool with_spec)
+                                                  const double* held)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const CoordinatorOptions options_;

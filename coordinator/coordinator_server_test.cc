@@ -715,6 +715,7 @@ TEST_F(CoordinatorServerTest, LearnerLeaseExpiresAndGoesToAnotherWorker) {
   v1::JobCounters counters;
   counters.set_job_id(id);
   counters.set_learner_step(10);
+  counters.set_demonstrated_return(assignment.best().normalised_return());
   // A worker that reports the job gets no second copy of the spec.
   const v1::HeartbeatResponse renewed = Heartbeat(a, {counters});
   ASSERT_EQ(renewed.assignments_size(), 1);
@@ -750,6 +751,50 @@ TEST_F(CoordinatorServerTest, LearnerLeaseExpiresAndGoesToAnotherWorker) {
   const v1::HeartbeatResponse back = Heartbeat(a);
   ASSERT_EQ(back.assignments_size(), 1);
   EXPECT_EQ(back.assignments(0).lease_epoch(), 3);
+}
+
+// The learner replays every best as a demonstration: it is sent each new
+// best until its heartbeat says it holds it (or a better one); actors get
+// the best with the spec only.
+TEST_F(CoordinatorServerTest, ALearnerIsSentEachNewBestUntilItHoldsIt) {
+  RestartServer("heuristic");
+  const Solution better = Best(Submit());  // job 1: the heuristic's plan
+  RestartServer("drop-all");
+  const std::string id = Submit();  // job 2: seeded with return 0
+  const std::string learner =
+      Register(v1::WORKER_ROLE_LEARNER, "l:1", /*capacity=*/2);
+  const std::string actor =
+      Register(v1::WORKER_ROLE_ACTOR, "a:1", /*capacity=*/2);
+  v1::HeartbeatResponse first = Heartbeat(learner);
+  ASSERT_EQ(first.assignments_size(), 2);
+  const v1::Assignment* assigned = &first.assignments(0);
+  if (assigned->job_id() != id) assigned = &first.assignments(1);
+  const Solution seed = assigned->best();
+  EXPECT_EQ(seed.solver().name(), "drop-all");
+  ASSERT_EQ(Heartbeat(actor).assignments_size(), 2);
+
+  v1::JobCounters counters;
+  counters.set_job_id(id);
+  counters.set_demonstrated_return(seed.normalised_return());
+  const auto best_sent = [&](const std::string& worker) -> Solution {
+    const v1::HeartbeatResponse response = Heartbeat(worker, {counters});
+    for (const v1::Assignment& a : response.assignments()) {
+      if (a.job_id() == id) return a.best();
+    }
+    ADD_FAILURE() << "no assignment of " << id;
+    return Solution();
+  };
+  EXPECT_EQ(best_sent(learner).decisions_size(), 0);  // it holds the seed
+
+  ASSERT_TRUE(Report(id, better).accepted());
+  const Solution sent = best_sent(learner);
+  EXPECT_EQ(sent.decisions_size(), workload_.buffers_size());
+  EXPECT_DOUBLE_EQ(sent.normalised_return(), better.normalised_return());
+  EXPECT_EQ(best_sent(learner).decisions_size(), workload_.buffers_size())
+      << "until the learner says it holds it";
+  counters.set_demonstrated_return(sent.normalised_return());
+  EXPECT_EQ(best_sent(learner).decisions_size(), 0);
+  EXPECT_EQ(best_sent(actor).decisions_size(), 0);  // actors: with the spec
 }
 
 TEST_F(CoordinatorServerTest, ActorsLearnTheirJobsReplayAndLearnerAddresses) {

@@ -51,7 +51,7 @@ absl::StatusOr<v1::RegisterResponse> Coordinator::Register(
 
 absl::Status Coordinator::ApplyCountersLocked(
     const WorkerRecord& worker, const v1::JobCounters& counters,
-    absl::flat_hash_set<int64_t>* reported,
+    absl::flat_hash_map<int64_t, double>* reported,
     absl::flat_hash_set<int64_t>* excluded) {
   // A job this coordinator never had (its data directory was replaced):
   // nothing to count, and no assignment will name it.
@@ -60,7 +60,7 @@ absl::Status Coordinator::ApplyCountersLocked(
   absl::StatusOr<JobRecord> job = store_->GetJob(*id);
   if (absl::IsNotFound(job.status())) return absl::OkStatus();
   RETURN_IF_ERROR(job.status());
-  reported->insert(*id);
+  (*reported)[*id] = counters.demonstrated_return();
 
   RETURN_IF_ERROR(store_->PutCounters(
       *id, worker.id,
@@ -154,7 +154,8 @@ absl::StatusOr<std::vector<int64_t>> Coordinator::RenewLeasesLocked(
 }
 
 absl::StatusOr<v1::Assignment> Coordinator::AssignmentLocked(
-    const WorkerRecord& worker, int64_t job_id, bool with_spec) {
+    const WorkerRecord& worker, int64_t job_id, const double* held) {
+  const bool with_spec = held == nullptr;
   ASSIGN_OR_RETURN(const JobRecord job, store_->GetJob(job_id));
   v1::Assignment assignment;
   assignment.set_job_id(FormatJobId(job_id));
@@ -190,9 +191,17 @@ absl::StatusOr<v1::Assignment> Coordinator::AssignmentLocked(
         static_cast<int64_t>(workload->bytes.size()));
     assignment.set_workload_crc32c(workload->crc32c);
     *assignment.mutable_config() = job.config;
+  }
+  // Actors start games from the best they were sent with the spec; the
+  // learner turns every best into a demonstration, so it gets each new one
+  // until its heartbeat says it holds it (or a better one).
+  if (with_spec || worker.role == v1::WORKER_ROLE_LEARNER) {
     absl::StatusOr<BestSolution> best = store_->GetBest(job_id);
     if (best.ok()) {
-      *assignment.mutable_best() = std::move(best->solution);
+      if (with_spec ||
+          best->solution.normalised_return() > *held + kImprovementEpsilon) {
+        *assignment.mutable_best() = std::move(best->solution);
+      }
     } else if (!absl::IsNotFound(best.status())) {
       return best.status();
     }
@@ -218,7 +227,7 @@ absl::StatusOr<v1::HeartbeatResponse> Coordinator::Heartbeat(
             record = *worker;
             RETURN_IF_ERROR(store_->TouchWorker(worker_id, NowMs()));
             RETURN_IF_ERROR(DropExpiredLeasesLocked());
-            absl::flat_hash_set<int64_t> reported;
+            absl::flat_hash_map<int64_t, double> reported;
             absl::flat_hash_set<int64_t> excluded;
             for (const v1::JobCounters& counters : request.jobs()) {
               RETURN_IF_ERROR(
@@ -227,9 +236,12 @@ absl::StatusOr<v1::HeartbeatResponse> Coordinator::Heartbeat(
             ASSIGN_OR_RETURN(const std::vector<int64_t> jobs,
                              RenewLeasesLocked(*worker, excluded));
             for (const int64_t job_id : jobs) {
-              ASSIGN_OR_RETURN(*response.add_assignments(),
-                               AssignmentLocked(*worker, job_id,
-                                                !reported.contains(job_id)));
+              const auto held = reported.find(job_id);
+              ASSIGN_OR_RETURN(
+                  *response.add_assignments(),
+                  AssignmentLocked(
+                      *worker, job_id,
+                      held == reported.end() ? nullptr : &held->second));
             }
             return absl::OkStatus();
           });

@@ -1,10 +1,12 @@
 #include "learner/learner_job.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/agent/demonstration.h"
 #include "common/base/lease_fence.h"
 #include "common/base/status_macros.h"
 #include "common/features/config_presets.h"
@@ -81,6 +83,8 @@ absl::StatusOr<std::unique_ptr<LearnerJob>> LearnerJob::Start(
         absl::StrCat(what, ": config: ", learner.status().message()));
   }
   job->learner_ = *std::move(learner);
+  job->demonstrations_ = std::make_unique<agent::ReplayBuffer>(
+      agent::kDemonstrationsKept, o.config.training().seed() ^ 0xde0);
   if (!o.checkpoint_dir.empty()) {
     // Claimed before reading: a predecessor's late save is refused from
     // now on, so what is loaded below is its last word.
@@ -183,6 +187,7 @@ void LearnerJob::Run(std::stop_token stop) {
       absl::SleepFor(options_.batch_poll);
       continue;
     }
+    TakeDemonstration();
     absl::StatusOr<worker::Batch> batch = source_->Next(options_.batch_poll);
     if (!batch.ok()) {
       rpc::ProcessHealth().Succeeded(health);
@@ -192,6 +197,7 @@ void LearnerJob::Run(std::stop_token stop) {
       continue;
     }
     const absl::Duration waited = absl::Now() - wait_start;
+    MixDemonstrations(&*batch);
     absl::StatusOr<model::LearnerStats> stats = learner_->Step(*batch);
     wait_start = absl::Now();
     if (!stats.ok()) {
@@ -299,6 +305,74 @@ void LearnerJob::Checkpoint() {
 }
 
 LearnerProgress LearnerJob::progress() const { return progress_.Get(); }
+
+void LearnerJob::OfferDemonstration(const Solution& solution) {
+  const double offered = solution.normalised_return();
+  const bool better = offered_.Update([&](Offer& offer) {
+    if (offered <= offer.best) return false;
+    offer.best = offered;
+    offer.pending = solution;
+    return true;
+  });
+  if (!better) return;
+  progress_.Update([offered](LearnerProgress& progress) {
+    progress.demonstrated_return =
+        std::max(progress.demonstrated_return, offered);
+  });
+}
+
+void LearnerJob::TakeDemonstration() {
+  if (absl::Now() - last_demonstration_ < options_.demonstration_interval) {
+    return;  // the offer waits (a newer one replaces it)
+  }
+  std::optional<Solution> solution = offered_.Update(
+      [](Offer& offer) { return std::exchange(offer.pending, std::nullopt); });
+  if (!solution.has_value() || options_.program == nullptr ||
+      learner_->demonstrations_per_batch() == 0) {
+    return;
+  }
+  const absl::Time start = absl::Now();
+  last_demonstration_ = start;
+  absl::StatusOr<agent::Trajectory> shown = agent::DemonstrationFromSolution(
+      options_.program, *solution, options_.config);
+  if (!shown.ok()) {
+    LogLine("warning", "demonstration_refused",
+            {{"job", options_.job_id},
+             {"message", std::string(shown.status().message())}});
+    progress_.Update([&shown](LearnerProgress& progress) {
+      progress.demonstration_error = shown.status().ToString();
+    });
+    return;
+  }
+  const int64_t steps = static_cast<int64_t>(shown->steps.size());
+  demonstrations_->Insert(*std::move(shown));
+  const int64_t count = progress_.Update([](LearnerProgress& progress) {
+    progress.demonstration_error.clear();
+    return ++progress.demonstrations;
+  });
+  LogLine("info", "demonstration_added",
+          {{"job", options_.job_id},
+           {"normalised_return", absl::StrCat(solution->normalised_return())},
+           {"solver", solution->solver().name()},
+           {"steps", absl::StrCat(steps)},
+           {"replay_ms",
+            absl::StrCat(absl::ToInt64Milliseconds(absl::Now() - start))},
+           {"demonstrations", absl::StrCat(count)}});
+}
+
+void LearnerJob::MixDemonstrations(worker::Batch* batch) {
+  if (demonstrations_->size() == 0) return;
+  const size_t shown =
+      std::min<size_t>(learner_->demonstrations_per_batch(), batch->size());
+  if (shown == 0) return;
+  batch->resize(batch->size() - shown);
+  std::vector<agent::SampledPosition> positions =
+      demonstrations_->Sample(static_cast<int>(shown));
+  std::move(positions.begin(), positions.end(), std::back_inserter(*batch));
+  progress_.Update([shown](LearnerProgress& progress) {
+    progress.demonstrated_positions += static_cast<int64_t>(shown);
+  });
+}
 
 bool LearnerJob::AwaitStopped(absl::Duration timeout) const {
   return progress_.AwaitWithTimeout(

@@ -20,6 +20,18 @@
 // overwriting its successor's checkpoint (progress().fenced).
 // A batch the learner refuses (bad window) is skipped and counted; a
 // failed periodic checkpoint is kept in progress() and training goes on.
+//
+// Demonstrations (common/agent/demonstration.h; MuZero Unplugged, as the
+// in-process solver does): OfferDemonstration hands the job a solution
+// better than any offered before (the job's start solution, then each new
+// best the coordinator records); the thread replays the newest one through
+// the job's program before its next step (at most one per
+// demonstration_interval; the first at once) and keeps the newest
+// agent::kDemonstrationsKept. While it holds any, the last
+// round(training.demonstration_fraction * batch) positions of every replay
+// batch are replaced by positions of the demonstrations. They ride along
+// with replay batches: the learner never trains on demonstrations alone,
+// so the replay's rate limiter still paces it.
 #ifndef MMAPZERO_LEARNER_LEARNER_JOB_H_
 #define MMAPZERO_LEARNER_LEARNER_JOB_H_
 
@@ -27,19 +39,24 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/agent/replay_buffer.h"
 #include "common/base/guarded.h"
+#include "common/game/program.h"
 #include "common/model/learner.h"
-#include "worker/batch_source.h"
 #include "learner/learner_metrics.h"
-#include "worker/parameter_store.h"
 #include "proto/muzero.pb.h"
+#include "proto/solution.pb.h"
+#include "worker/batch_source.h"
+#include "worker/parameter_store.h"
 
 namespace mmapzero::learner {
 
@@ -61,6 +78,14 @@ struct LearnerJobOptions {
   std::function<bool()> lease_live = nullptr;
   // How long one wait for a batch may block before stop is checked again.
   absl::Duration batch_poll = absl::Milliseconds(200);
+  // The job's program (the assignment's workload), which demonstrations
+  // are replayed on; null: none are (offers only note their return).
+  std::shared_ptr<const game::Program> program = nullptr;
+  // At most one demonstration replayed per interval (the newest offer
+  // waits): a replay observes every decision of the program, and a niced
+  // learner on two cores gets a fraction of one (10,000 buffers: replays
+  // every 2 s took a fifth of its cycles and halved its matrix work).
+  absl::Duration demonstration_interval = absl::Seconds(10);
 };
 
 // Where the job stands; a copy.
@@ -82,6 +107,13 @@ struct LearnerProgress {
   // What ended the thread when something escaped it (crash_guard.h); the
   // worker reports it as the job's fatal error.
   std::string fatal_error;
+  // Demonstrations: the normalised return of the best offered so far (what
+  // the heartbeat reports), how many were replayed, how many training
+  // positions came from them, and the last solution that failed to replay.
+  double demonstrated_return = 0;
+  int64_t demonstrations = 0;
+  int64_t demonstrated_positions = 0;
+  std::string demonstration_error;
 };
 
 class LearnerJob {
@@ -99,6 +131,10 @@ class LearnerJob {
   // idempotent. The parameters stay published.
   void Stop();
   LearnerProgress progress() const;
+  // Queues `solution` as the next demonstration when its normalised return
+  // beats every solution offered before (older ones are dropped unseen);
+  // replayed by the training thread. Thread-safe.
+  void OfferDemonstration(const Solution& solution);
   // Blocks until the thread ended or `timeout` passed; whether it ended.
   bool AwaitStopped(absl::Duration timeout) const;
   const std::string& job_id() const { return options_.job_id; }
@@ -110,6 +146,10 @@ class LearnerJob {
   void Publish();
   void Checkpoint();
   bool BudgetReached() const;
+  // Replays the offered solution, if any, into demonstrations_.
+  void TakeDemonstration();
+  // Replaces the tail of `batch` by demonstration positions (see above).
+  void MixDemonstrations(worker::Batch* batch);
 
   const LearnerJobOptions options_;
   std::unique_ptr<worker::BatchSource> source_;
@@ -119,7 +159,14 @@ class LearnerJob {
   int64_t checkpoint_interval_ = 0;
   int64_t saved_step_ = -1;  // thread only
   bool fenced_ = false;      // thread only
+  std::unique_ptr<agent::ReplayBuffer> demonstrations_;   // thread only
+  absl::Time last_demonstration_ = absl::InfinitePast();  // thread only
 
+  struct Offer {
+    std::optional<Solution> pending;                         // not yet replayed
+    double best = -std::numeric_limits<double>::infinity();  // ever offered
+  };
+  Guarded<Offer> offered_;
   Guarded<LearnerProgress> progress_;  // written by the thread, read by all
   std::jthread thread_;  // last: stopped and joined first
 };

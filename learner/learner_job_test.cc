@@ -3,19 +3,20 @@
 // checkpoint at the same step (as when the lease passes to a new learner),
 // checkpoints on Stop, refuses configs and checkpoints that do not fit,
 // stops without saving once a newer lease epoch holds its checkpoints,
-// and trains from a PrefetchQueue with the metrics filled in.
-#include "common/model/compute_threads.h"
+// trains from a PrefetchQueue with the metrics filled in, and mixes the
+// offered best solutions into its batches as demonstrations.
 #include "learner/learner_job.h"
-#include "learner/parameter_service.h"
 
 #include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -23,12 +24,16 @@
 #include "common/base/guarded.h"
 #include "common/base/small_disk_for_tests.h"
 #include "common/features/config_presets.h"
+#include "common/game/mmap_game.h"
+#include "common/model/compute_threads.h"
 #include "common/model/network_checkpoint.h"
 #include "common/model/self_play.h"
 #include "common/rpc/grpc_server.h"
 #include "common/rpc/health_checks.h"
 #include "common/rpc/parameter_client.h"
+#include "common/workload/example_program_for_tests.h"
 #include "gmock/gmock.h"
+#include "learner/parameter_service.h"
 #include "worker/prefetch_queue.h"
 
 namespace mmapzero::learner {
@@ -474,6 +479,123 @@ TEST(LearnerJobTest, TrainsFromAPrefetchQueueWithMetrics) {
   EXPECT_THAT(text, HasSubstr("mmapzero_learner_parameter_version{job="
                               "\"job-000001\"} 6"));
   EXPECT_THAT(text, HasSubstr("term=\"policy\""));
+}
+
+// The game that plays the first legal action of `preference`.
+Solution Played(const std::shared_ptr<const game::Program>& program,
+                std::array<game::Action, 3> preference) {
+  game::MMapGame game(program);
+  while (!game.IsTerminal()) {
+    const uint8_t mask = game.LegalActionMask();
+    for (const game::Action action : preference) {
+      if (mask & (1u << static_cast<int>(action))) {
+        game.ApplyAction(action);
+        break;
+      }
+    }
+  }
+  return game.ToSolution();
+}
+constexpr std::array<game::Action, 3> kFastFirst = {
+    game::Action::kNoCopy, game::Action::kCopy, game::Action::kDrop};
+constexpr std::array<game::Action, 3> kSlowFirst = {
+    game::Action::kDrop, game::Action::kCopy, game::Action::kNoCopy};
+
+// Demonstrations: an offered solution is replayed before the next step
+// when it beats every earlier offer; from then on the last
+// round(demonstration_fraction * batch) positions of each batch are its.
+TEST(LearnerJobTest, MixesTheOfferedBestsIntoItsBatchesAsDemonstrations) {
+  model::SetComputeThreads(1);
+  const std::shared_ptr<const game::Program> program = SmallExampleProgram();
+  ASSERT_NE(program, nullptr);
+  LearnerJobOptions options = Options("", /*budget=*/6);
+  options.program = program;
+  options.demonstration_interval = absl::ZeroDuration();
+  ASSERT_DOUBLE_EQ(options.config.training().demonstration_fraction(), 0.25);
+  auto source = std::make_unique<FakeSource>(SmallConfig(), /*open=*/false);
+  FakeSource* gate = source.get();
+  auto job = LearnerJob::Start(options, std::move(source), nullptr, nullptr);
+  ASSERT_TRUE(job.ok()) << job.status();
+  const auto progress = [&] { return (*job)->progress(); };
+  const auto eventually = [](const std::function<bool()>& done) {
+    for (int i = 0; i < 1000 && !done(); ++i) {
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    return done();
+  };
+
+  Solution good = Played(program, kFastFirst);
+  Solution worse = Played(program, kSlowFirst);
+  ASSERT_GT(good.normalised_return(), worse.normalised_return());
+  (*job)->OfferDemonstration(good);
+  ASSERT_TRUE(eventually([&] { return progress().demonstrations == 1; }));
+  EXPECT_DOUBLE_EQ(progress().demonstrated_return, good.normalised_return());
+  (*job)->OfferDemonstration(worse);  // not better: ignored
+  EXPECT_DOUBLE_EQ(progress().demonstrated_return, good.normalised_return());
+  // A better claim that does not replay (a buffer without a decision) is
+  // refused, and training goes on with what the job holds.
+  Solution broken = good;
+  broken.mutable_decisions()->RemoveLast();
+  broken.set_normalised_return(good.normalised_return() + 0.1);
+  (*job)->OfferDemonstration(broken);
+  ASSERT_TRUE(
+      eventually([&] { return !progress().demonstration_error.empty(); }));
+  EXPECT_THAT(progress().demonstration_error, HasSubstr("has no decision"));
+
+  gate->Open();
+  ASSERT_TRUE((*job)->AwaitStopped(absl::Seconds(60)));
+  const LearnerProgress done = progress();
+  EXPECT_EQ(done.step, 6);
+  EXPECT_EQ(done.skipped_batches, 0);
+  EXPECT_EQ(done.demonstrations, 1);
+  EXPECT_EQ(done.demonstrated_positions, 6 * 2);  // round(0.25 * 8) a batch
+  EXPECT_DOUBLE_EQ(done.demonstrated_return, broken.normalised_return());
+}
+
+// One replay per demonstration_interval: the first offer at once, a later
+// one waits (its return is noted at once, so it is not sent again).
+TEST(LearnerJobTest, ReplaysAtMostOneDemonstrationPerInterval) {
+  model::SetComputeThreads(1);
+  const std::shared_ptr<const game::Program> program = SmallExampleProgram();
+  ASSERT_NE(program, nullptr);
+  LearnerJobOptions options = Options("", /*budget=*/0);
+  options.program = program;
+  options.demonstration_interval = absl::Hours(1);
+  auto job = LearnerJob::Start(
+      options, std::make_unique<FakeSource>(SmallConfig(), /*open=*/false),
+      nullptr, nullptr);
+  ASSERT_TRUE(job.ok()) << job.status();
+  const Solution worse = Played(program, kSlowFirst);
+  const Solution good = Played(program, kFastFirst);
+  (*job)->OfferDemonstration(worse);
+  for (int i = 0; i < 1000 && (*job)->progress().demonstrations == 0; ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  ASSERT_EQ((*job)->progress().demonstrations, 1);
+  (*job)->OfferDemonstration(good);
+  absl::SleepFor(absl::Milliseconds(300));  // many rounds of the loop
+  EXPECT_EQ((*job)->progress().demonstrations, 1);
+  EXPECT_DOUBLE_EQ((*job)->progress().demonstrated_return,
+                   good.normalised_return());
+}
+
+// Without a program (or with demonstration_fraction 0) offers only note
+// their return: nothing is replayed or mixed in.
+TEST(LearnerJobTest, WithoutAProgramOffersOnlyNoteTheirReturn) {
+  model::SetComputeThreads(1);
+  const std::shared_ptr<const game::Program> program = SmallExampleProgram();
+  ASSERT_NE(program, nullptr);
+  auto job = LearnerJob::Start(Options("", /*budget=*/3),
+                               std::make_unique<FakeSource>(SmallConfig()),
+                               nullptr, nullptr);
+  ASSERT_TRUE(job.ok()) << job.status();
+  const Solution good = Played(program, kFastFirst);
+  (*job)->OfferDemonstration(good);
+  ASSERT_TRUE((*job)->AwaitStopped(absl::Seconds(60)));
+  EXPECT_EQ((*job)->progress().demonstrations, 0);
+  EXPECT_EQ((*job)->progress().demonstrated_positions, 0);
+  EXPECT_DOUBLE_EQ((*job)->progress().demonstrated_return,
+                   good.normalised_return());
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
+#include "common/game/program.h"
 #include "common/rpc/grpc_server.h"
 #include "common/rpc/log_line.h"
 #include "learner/replay_sampler.h"
@@ -103,6 +104,14 @@ absl::StatusOr<std::shared_ptr<worker::SupervisedJob>> LearnerWorker::StartJob(
     const v1::Assignment& assignment) {
   const MuZeroConfig& config = assignment.config();
   const TrainingConfig& training = config.training();
+  // The program the job's best solutions are replayed on (demonstrations).
+  absl::StatusOr<std::shared_ptr<const game::Program>> program =
+      game::Program::Create(assignment.workload());
+  if (!program.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("job ", assignment.job_id(),
+                     ": workload: ", program.status().message()));
+  }
   auto sampler = std::make_unique<ReplaySampler>(
       ReplaySamplerOptions{.job_id = assignment.job_id(),
                            .batch_size = training.batch_size(),
@@ -128,13 +137,16 @@ absl::StatusOr<std::shared_ptr<worker::SupervisedJob>> LearnerWorker::StartJob(
            .checkpoint_interval = options_.checkpoint_interval,
            .device = options_.device,
            .lease_epoch = assignment.lease_epoch(),
-           .lease_live = [session = session_.get()] {
-             return session->LeasesLive();
-           }},
+           .lease_live = [session =
+                              session_.get()] { return session->LeasesLive(); },
+           .program = *std::move(program),
+           .demonstration_interval = options_.demonstration_interval},
           std::move(queue), &parameters_, metrics_.get()));
-  return std::make_shared<SupervisedLearnerJob>(
+  auto supervised = std::make_shared<SupervisedLearnerJob>(
       assignment.job_id(), std::move(sampler), std::move(job), session_.get(),
       &parameters_, options_.poll_interval);
+  supervised->Update(assignment);  // its best: the first demonstration
+  return supervised;
 }
 
 std::map<std::string, LearnerProgress> LearnerWorker::Jobs() const {

@@ -3,9 +3,9 @@
 // REPLAY worker): it takes the job's lease, waits while the replay is not
 // ready, trains to the budget with its counters reaching the coordinator,
 // checkpoints and withdraws the parameters when the lease goes, and a
-// second learner resumes at the first one's step after a takeover. Last,
-// the same against the real replay server (replay/).
-#include "common/model/compute_threads.h"
+// second learner resumes at the first one's step after a takeover, and
+// every best the coordinator records reaches the learner as a
+// demonstration. Last, the same against the real replay server (replay/).
 #include "learner/learner_worker.h"
 
 #include <grpcpp/create_channel.h>
@@ -23,6 +23,9 @@
 #include "absl/strings/str_cat.h"
 #include "common/agent/trajectory_proto.h"
 #include "common/features/config_presets.h"
+#include "common/game/mmap_game.h"
+#include "common/game/program.h"
+#include "common/model/compute_threads.h"
 #include "common/model/self_play.h"
 #include "common/rpc/grpc_server.h"
 #include "common/rpc/parameter_client.h"
@@ -165,6 +168,7 @@ class LearnerWorkerTest : public ::testing::Test {
     options.publish_interval = 2;
     options.prefetch_batches = 2;
     options.poll_interval = absl::Milliseconds(20);
+    options.demonstration_interval = absl::ZeroDuration();
     auto worker = LearnerWorker::Start(std::move(options));
     EXPECT_TRUE(worker.ok()) << worker.status();
     return worker.ok() ? *std::move(worker) : nullptr;
@@ -303,6 +307,53 @@ TEST_F(LearnerWorkerTest, ServesParametersAndResumesAfterATakeover) {
   ASSERT_TRUE(Eventually([&] { return second->Jobs().contains(id); }));
   EXPECT_EQ(second->Jobs()[id].resumed_step, step);
   ASSERT_TRUE(Eventually([&] { return Job(id).learner_step() > step; }));
+}
+
+// The seed (drop-all) comes with the assignment and a better solution
+// reported later comes with the next heartbeat; each becomes a
+// demonstration mixed into the job's batches.
+TEST_F(LearnerWorkerTest, ReplaysEveryBestOfTheJobAsADemonstration) {
+  model::SetComputeThreads(1);
+  StartFakeReplay();
+  std::unique_ptr<LearnerWorker> worker = StartLearner();
+  ASSERT_NE(worker, nullptr);
+  const std::string id = Submit(/*learner_steps=*/0);
+  const auto progress = [&] {
+    auto jobs = worker->Jobs();
+    return jobs.contains(id) ? jobs[id] : LearnerProgress();
+  };
+  ASSERT_TRUE(Eventually([&] {
+    return progress().demonstrations == 1 &&
+           progress().demonstrated_positions > 0;
+  }));
+  EXPECT_DOUBLE_EQ(progress().demonstrated_return, 0.0);  // drop-all
+
+  absl::StatusOr<Workload> workload =
+      ReadWorkload(std::string(MMAPZERO_SOURCE_DIR) + "/examples/small.json");
+  ASSERT_TRUE(workload.ok()) << workload.status();
+  auto program = game::Program::Create(*workload);
+  ASSERT_TRUE(program.ok()) << program.status();
+  game::MMapGame game(*program);
+  while (!game.IsTerminal()) {  // fast memory first
+    const uint8_t mask = game.LegalActionMask();
+    game.ApplyAction(mask & 2   ? game::Action::kNoCopy
+                     : mask & 1 ? game::Action::kCopy
+                                : game::Action::kDrop);
+  }
+  v1::ReportSolutionRequest report;
+  report.set_job_id(id);
+  *report.mutable_solution() = game.ToSolution();
+  absl::StatusOr<v1::ReportSolutionResponse> reported =
+      coordinator_->coordinator().ReportSolution(report);
+  ASSERT_TRUE(reported.ok()) << reported.status();
+  ASSERT_TRUE(reported->accepted()) << reported->reason();
+  ASSERT_TRUE(Eventually([&] { return progress().demonstrations == 2; }));
+  EXPECT_DOUBLE_EQ(progress().demonstrated_return,
+                   reported->validated_normalised_return());
+  EXPECT_TRUE(progress().demonstration_error.empty());
+  // Held: the coordinator sends it no more, so no third one comes.
+  absl::SleepFor(absl::Milliseconds(300));
+  EXPECT_EQ(progress().demonstrations, 2);
 }
 
 // The real replay server (replay/), registered with the coordinator: the

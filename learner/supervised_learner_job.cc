@@ -31,6 +31,10 @@ SupervisedLearnerJob::~SupervisedLearnerJob() { Stop(absl::ZeroDuration()); }
 
 void SupervisedLearnerJob::Update(const v1::Assignment& assignment) {
   sampler_->SetAddress(assignment.replay_address());
+  if (assignment.best().decisions_size() > 0) {
+    job_->OfferDemonstration(assignment.best());
+    Report();  // the next heartbeat says it holds it: sent once
+  }
 }
 
 void SupervisedLearnerJob::Stop(absl::Duration /*drain*/) {
@@ -61,6 +65,7 @@ void SupervisedLearnerJob::Report() {
   counters.set_learner_step(progress.step);
   counters.set_parameter_version(
       std::max<int64_t>(0, progress.parameter_version));
+  counters.set_demonstrated_return(progress.demonstrated_return);
   for (const auto& [term, value] : progress.losses) {
     (*counters.mutable_losses())[term] = value;
   }

@@ -4,7 +4,9 @@
 // into the next heartbeat every `report_interval`. Stop checkpoints (the
 // LearnerJob's own Stop), reports the final step and withdraws the job's
 // parameters. A crash or a fence of the LearnerJob is the supervisor's to
-// act on (fatal_error(), fenced()); neither is reported from here.
+// act on (fatal_error(), fenced()); neither is reported from here. A best
+// solution in an assignment goes to the LearnerJob as a demonstration, and
+// its return into the heartbeat at once (so the coordinator sends it once).
 #ifndef MMAPZERO_LEARNER_SUPERVISED_LEARNER_JOB_H_
 #define MMAPZERO_LEARNER_SUPERVISED_LEARNER_JOB_H_
 

@@ -12,6 +12,7 @@
 #ifndef MMAPZERO_COMMON_AGENT_DEMONSTRATION_H_
 #define MMAPZERO_COMMON_AGENT_DEMONSTRATION_H_
 
+#include <cstdint>
 #include <memory>
 
 #include "absl/status/statusor.h"
@@ -21,6 +22,10 @@
 #include "proto/solution.pb.h"
 
 namespace mmapzero::agent {
+
+// Demonstrations a learner keeps (the newest): the start solution and the
+// bests after it. In process and in the learner service alike.
+inline constexpr int64_t kDemonstrationsKept = 8;
 
 // The trajectory of `solution` on `program`, observed with config.features,
 // rewards scaled by TargetScale(config.training), returns-to-go discounted

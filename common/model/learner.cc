@@ -1,5 +1,6 @@
 #include "common/model/learner.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <utility>
@@ -50,6 +51,11 @@ Learner::Learner(const TrainingConfig& training, double discount,
           .weight_decay(training.weight_decay()));
 }
 
+int Learner::demonstrations_per_batch() const {
+  return static_cast<int>(
+      std::lround(training_.demonstration_fraction() * training_.batch_size()));
+}
+
 absl::StatusOr<LearnerStats> Learner::Step() {
   if (replay_ == nullptr) {
     return absl::FailedPreconditionError(
@@ -57,8 +63,7 @@ absl::StatusOr<LearnerStats> Learner::Step() {
   }
   int demonstrated = 0;
   if (demonstrations_ != nullptr && demonstrations_->size() > 0) {
-    demonstrated = static_cast<int>(std::lround(
-        training_.demonstration_fraction() * training_.batch_size()));
+    demonstrated = demonstrations_per_batch();
   }
   std::vector<agent::SampledPosition> positions =
       replay_->Sample(training_.batch_size() - demonstrated);
@@ -115,10 +120,16 @@ absl::StatusOr<LearnerStats> Learner::Step(
           o.vector.size(), " vector values, the network takes ", cells, " and ",
           shape.vector_size));
     }
-    for (const agent::TrajectoryStep& s : p.trajectory->steps) {
-      if (s.action >= kNumActions) {
+    // The actions its targets read (steps p.step .. p.step + K): a
+    // demonstration is a whole game, of thousands of steps.
+    const size_t end =
+        std::min(p.trajectory->steps.size(),
+                 static_cast<size_t>(p.step) + targets_.unroll_steps + 1);
+    for (size_t i = p.step; i < end; ++i) {
+      const int action = p.trajectory->steps[i].action;
+      if (action >= kNumActions) {
         return absl::InvalidArgumentError(absl::StrCat(
-            where, ": action ", static_cast<int>(s.action), " is not 0..2"));
+            where, ": step ", i, ": action ", action, " is not 0..2"));
       }
     }
   }

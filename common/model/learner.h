@@ -90,6 +90,10 @@ class Learner {
     demonstrations_ = demonstrations;
   }
 
+  // round(training.demonstration_fraction * batch_size): the positions of
+  // a batch that come from demonstrations while there are any.
+  int demonstrations_per_batch() const;
+
   int64_t step() const { return step_; }
   MuZeroNetwork& network() { return network_; }
   torch::optim::Adam& optimizer() { return *optimizer_; }

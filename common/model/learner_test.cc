@@ -263,6 +263,16 @@ TEST(LearnerTest, StepOnGivenPositionsMatchesWindowsOfWholeGames) {
   EXPECT_EQ((*windowed)->Step({}).status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ((*windowed)->step(), 2);
+
+  // Actions are checked where the targets read them (the position and K
+  // after it), not over a whole game.
+  auto game = std::make_shared<agent::Trajectory>(*full[0].trajectory);
+  game->steps[2 + 3].action = 7;  // position 2, K 3: read
+  refused = (*whole)->Step({{0, 2, game}});
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(refused.status().message()),
+              ::testing::HasSubstr("step 5: action 7 is not 0..2"));
+  EXPECT_TRUE((*whole)->Step({{0, 1, game}}).ok());  // steps 1..4 only
 }
 
 // Two positions of one synthetic game: a batch for a learner without replay.

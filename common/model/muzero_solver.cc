@@ -46,8 +46,6 @@ constexpr absl::Duration kPoll = absl::Milliseconds(20);
 constexpr absl::Duration kLogInterval = absl::Seconds(5);
 // Self-play games averaged in the "recent" normalised return.
 constexpr int kRecentGames = 10;
-// Demonstrations kept (the newest): the heuristic's plan and the bests.
-constexpr int64_t kDemonstrations = 8;
 // New bests come many times a second early in a run, and a demonstration
 // replays and observes the whole program: self-play's bests become one at
 // most this often (the first best after the interval).
@@ -356,9 +354,9 @@ absl::StatusOr<Solution> MuZeroSolver::Solve(
     agent::ReplayBuffer replay(config_.training().replay_size(),
                                solvers::MixSeed(budget.seed, 0x7e91a7, 0));
     // Demonstrations: the heuristic's plan, a resumed best and every new
-    // best self-play game (the newest kDemonstrations kept).
-    agent::ReplayBuffer demonstrations(
-        kDemonstrations, solvers::MixSeed(budget.seed, 0xde0, 0));
+    // best self-play game (the newest agent::kDemonstrationsKept).
+    agent::ReplayBuffer demonstrations(agent::kDemonstrationsKept,
+                                       solvers::MixSeed(budget.seed, 0xde0, 0));
     const bool demonstrate = config_.training().demonstration_fraction() > 0;
     auto demonstrate_solution = [&](const Solution& solution) {
       absl::StatusOr<agent::Trajectory> shown =

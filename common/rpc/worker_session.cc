@@ -254,10 +254,11 @@ bool WorkerSession::HeartbeatOnce() {
   absl::erase_if(job_cache_, [&assigned](const auto& entry) {
     return !assigned.contains(entry.first);
   });
+  // A new best (a learner's next demonstration) is news too.
   auto same = [](const v1::Assignment& a, const v1::Assignment& b) {
     return a.job_id() == b.job_id() && a.role() == b.role() &&
            a.replay_address() == b.replay_address() &&
-           a.parameter_address() == b.parameter_address();
+           a.parameter_address() == b.parameter_address() && !a.has_best();
   };
   const bool changed = assignments.size() != assignments_.size() ||
                        !std::equal(assignments.begin(), assignments.end(),

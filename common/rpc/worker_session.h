@@ -77,7 +77,9 @@ class WorkerSession {
   // The current assignments, workload and config filled in.
   std::vector<v1::Assignment> Assignments() const ABSL_LOCKS_EXCLUDED(mu_);
   // Blocks until the assignments change after `seen` (see version()) or
-  // `timeout` passes; returns the version now.
+  // `timeout` passes; returns the version now. A change: a job, role or
+  // address, or an assignment that carries a best (a learner's next
+  // demonstration).
   int64_t AwaitChange(int64_t seen, absl::Duration timeout) const
       ABSL_LOCKS_EXCLUDED(mu_);
   int64_t version() const ABSL_LOCKS_EXCLUDED(mu_);
