@@ -195,13 +195,20 @@ absl::StatusOr<v1::Assignment> Coordinator::AssignmentLocked(
   // Actors start games from the best they were sent with the spec; the
   // learner turns every best into a demonstration, so it gets each new one
   // until its heartbeat says it holds it (or a better one).
-  if (with_spec || worker.role == v1::WORKER_ROLE_LEARNER) {
+  // Only the return is read to decide, so a learner's heartbeat parses no
+  // solution while it holds the best.
+  bool send_best = with_spec;
+  if (!with_spec && worker.role == v1::WORKER_ROLE_LEARNER) {
+    absl::StatusOr<double> best_return = store_->GetBestReturn(job_id);
+    if (!best_return.ok() && !absl::IsNotFound(best_return.status())) {
+      return best_return.status();
+    }
+    send_best = best_return.ok() && *best_return > *held + kImprovementEpsilon;
+  }
+  if (send_best) {
     absl::StatusOr<BestSolution> best = store_->GetBest(job_id);
     if (best.ok()) {
-      if (with_spec ||
-          best->solution.normalised_return() > *held + kImprovementEpsilon) {
-        *assignment.mutable_best() = std::move(best->solution);
-      }
+      *assignment.mutable_best() = std::move(best->solution);
     } else if (!absl::IsNotFound(best.status())) {
       return best.status();
     }

@@ -344,6 +344,19 @@ absl::StatusOr<BestSolution> JobStore::GetBest(int64_t job_id) {
   return best;
 }
 
+absl::StatusOr<double> JobStore::GetBestReturn(int64_t job_id) {
+  ASSIGN_OR_RETURN(Statement select,
+                   db_->Prepare("SELECT normalised_return FROM best_solutions "
+                                "WHERE job_id = ?"));
+  select.Bind(1, job_id);
+  ASSIGN_OR_RETURN(const bool row, select.Step());
+  if (!row) {
+    return absl::NotFoundError(
+        absl::StrCat(path(), ": no best solution for job ", job_id));
+  }
+  return select.ColumnDouble(0);
+}
+
 absl::Status JobStore::PutBest(const BestSolution& best) {
   return Write(
       "INSERT OR REPLACE INTO best_solutions (job_id, normalised_return, "

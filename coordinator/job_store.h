@@ -139,6 +139,9 @@ class JobStore {
 
   // NotFound while the job has none (seeding, without a start).
   absl::StatusOr<BestSolution> GetBest(int64_t job_id);
+  // The best's normalised return alone (no solution parsed): NotFound as
+  // GetBest. Asked at every learner heartbeat.
+  absl::StatusOr<double> GetBestReturn(int64_t job_id);
   absl::Status PutBest(const BestSolution& best);
 
   absl::StatusOr<int64_t> AddWorker(const WorkerRecord& worker);

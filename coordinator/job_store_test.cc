@@ -116,10 +116,12 @@ TEST(JobStoreTest, ASeedingJobHasNoBestUntilOneIsPut) {
   ASSERT_TRUE(id.ok()) << id.status();
   EXPECT_EQ((*store)->GetJob(*id)->state, v1::JOB_STATE_SEEDING);
   EXPECT_TRUE(absl::IsNotFound((*store)->GetBest(*id).status()));
+  EXPECT_TRUE(absl::IsNotFound((*store)->GetBestReturn(*id).status()));
   BestSolution seed = *Seed(0.5);
   seed.job_id = *id;
   ASSERT_TRUE((*store)->PutBest(seed).ok());
   EXPECT_DOUBLE_EQ((*store)->GetBest(*id)->solution.normalised_return(), 0.5);
+  EXPECT_DOUBLE_EQ(*(*store)->GetBestReturn(*id), 0.5);
   JobRecord seeded = *(*store)->GetJob(*id);
   seeded.state = v1::JOB_STATE_QUEUED;
   seeded.heuristic_normalised_return = 0.5;
