@@ -325,16 +325,24 @@ absl::StatusOr<Workload> JobStore::GetWorkload(int64_t job_id) {
   return workload;
 }
 
-absl::StatusOr<BestSolution> JobStore::GetBest(int64_t job_id) {
+absl::StatusOr<Statement> JobStore::SelectBest(int64_t job_id,
+                                               const char* columns) {
   ASSIGN_OR_RETURN(Statement select,
-                   db_->Prepare("SELECT worker_id, found_ms, solution FROM "
-                                "best_solutions WHERE job_id = ?"));
+                   db_->Prepare(absl::StrCat("SELECT ", columns,
+                                             " FROM best_solutions "
+                                             "WHERE job_id = ?")));
   select.Bind(1, job_id);
   ASSIGN_OR_RETURN(const bool row, select.Step());
   if (!row) {
     return absl::NotFoundError(
         absl::StrCat(path(), ": no best solution for job ", job_id));
   }
+  return select;
+}
+
+absl::StatusOr<BestSolution> JobStore::GetBest(int64_t job_id) {
+  ASSIGN_OR_RETURN(Statement select,
+                   SelectBest(job_id, "worker_id, found_ms, solution"));
   BestSolution best;
   best.job_id = job_id;
   best.worker_id = select.ColumnText(0);
@@ -345,15 +353,7 @@ absl::StatusOr<BestSolution> JobStore::GetBest(int64_t job_id) {
 }
 
 absl::StatusOr<double> JobStore::GetBestReturn(int64_t job_id) {
-  ASSIGN_OR_RETURN(Statement select,
-                   db_->Prepare("SELECT normalised_return FROM best_solutions "
-                                "WHERE job_id = ?"));
-  select.Bind(1, job_id);
-  ASSIGN_OR_RETURN(const bool row, select.Step());
-  if (!row) {
-    return absl::NotFoundError(
-        absl::StrCat(path(), ": no best solution for job ", job_id));
-  }
+  ASSIGN_OR_RETURN(Statement select, SelectBest(job_id, "normalised_return"));
   return select.ColumnDouble(0);
 }
 

@@ -172,6 +172,9 @@ class JobStore {
 
   absl::Status Configure();
   absl::Status CreateOrCheckSchema();
+  // `columns` of the job's best_solutions row, stepped onto it; NotFound
+  // while the job has none.
+  absl::StatusOr<Statement> SelectBest(int64_t job_id, const char* columns);
   // Prepares `sql`, lets `bind` bind its parameters and runs it: one
   // statement, so one transaction of its own unless inside InTransaction.
   absl::Status Write(absl::string_view sql,
