@@ -30,7 +30,7 @@ namespace {
 
 constexpr char kUsage[] =
     "import MODULE.hlo --hardware NAME_OR_FILE --out WORKLOAD "
-    "[--memory-size BYTES] [--alignment A] | "
+    "[--memory-size BYTES] [--alignment A] [--trip-counts WHILE=N,...] | "
     "import INSTANCE.csv --out WORKLOAD [--memory-size BYTES]";
 
 // A MiniMalloc instance: capacity from --memory-size, else from the name.
@@ -85,6 +85,20 @@ absl::StatusOr<hlo::HloImportOptions> ParseOptions(const CommandLine& line) {
     return absl::InvalidArgumentError(
         absl::StrCat("--alignment: must be >= 1, got ", options.alignment));
   }
+  const std::string trips = line.GetString("trip-counts", "");
+  const std::vector<std::string> items =
+      absl::StrSplit(trips, ',', absl::SkipEmpty());
+  for (const std::string& item : items) {
+    const std::vector<std::string> parts = absl::StrSplit(item, '=');
+    int64_t count = 0;
+    if (parts.size() != 2 || parts[0].empty() ||
+        !absl::SimpleAtoi(parts[1], &count) || count < 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--trip-counts: '", item,
+          "' is not WHILE=N (a while's name and a trip count >= 1)"));
+    }
+    options.trip_counts[parts[0]] = count;
+  }
   return options;
 }
 
@@ -93,8 +107,9 @@ absl::StatusOr<hlo::HloImportOptions> ParseOptions(const CommandLine& line) {
 absl::Status RunImport(const Args& args) {
   ASSIGN_OR_RETURN(
       const CommandLine line,
-      CommandLine::Parse(args, {"hardware", "out", "memory-size", "alignment"},
-                         {}));
+      CommandLine::Parse(
+          args, {"hardware", "out", "memory-size", "alignment", "trip-counts"},
+          {}));
   RETURN_IF_ERROR(line.ExpectPositional(1, kUsage));
   ASSIGN_OR_RETURN(const std::string out, line.GetRequired("out", kUsage));
   if (absl::EndsWith(line.positional()[0], ".csv")) {

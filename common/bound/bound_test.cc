@@ -65,6 +65,15 @@ Workload Static(std::vector<int64_t> sizes, std::vector<double> benefits,
   return workload;
 }
 
+// `workload` with steps [first, last] a loop of `trips` trips.
+Workload Looped(Workload workload, int first, int last, int64_t trips) {
+  Loop* loop = workload.add_loops();
+  loop->set_first_step(first);
+  loop->set_last_step(last);
+  loop->set_trip_count(trips);
+  return workload;
+}
+
 TEST(LpBoundTest, EqualsTheExhaustiveOptimumWhereTheRelaxationIsTight) {
   struct Case {
     const char* what;
@@ -79,6 +88,11 @@ TEST(LpBoundTest, EqualsTheExhaustiveOptimumWhereTheRelaxationIsTight) {
       {"no bandwidth", Static({10, 10}, {3, 5}, 100, 0.0), 0},
       // Too large for the memory.
       {"too large", Static({200, 10}, {9, 1}, 100, 1.0), 1},
+      // Steps 1 and 2 a loop of 4 trips: a copy stays inside its run, so
+      // only buffer 1 (at 2, copied over step 1) can be prefetched; it
+      // saves its benefit on every trip.
+      {"a loop", Looped(Static({10, 20, 30}, {1, 2, 3}, 100, 1.0), 1, 2, 4),
+       4 * 2},
   };
   for (const Case& c : cases) {
     auto program = Compile(c.workload);

@@ -115,6 +115,8 @@ Savings SavingsOf(const Workload& workload,
   for (int t = 0; t < workload.instructions_size(); ++t) {
     const double all_slow = latency.AllSlow(t);
     const absl::Span<const int> buffers = latency.BuffersOf(t);
+    // Per execution here; a step in a loop saves it on every trip (below).
+    const double repeat = latency.Repeat(t);
     for (const int b : buffers) {
       savings.gain[b] = all_slow - latency.Latency(t, {b});
     }
@@ -149,7 +151,8 @@ Savings SavingsOf(const Workload& workload,
                                   all_slow - latency.Latency(t, fast));
       }
     }
-    savings.cap[t] = std::max(0.0, savings.cap[t]);
+    savings.cap[t] = repeat * std::max(0.0, savings.cap[t]);
+    for (const int b : buffers) savings.gain[b] *= repeat;
   }
   for (double& gain : savings.gain) gain = std::max(0.0, gain);
   return savings;
@@ -369,12 +372,14 @@ absl::StatusOr<LpBound> SolveLpBound(const Workload& workload,
         // Copy: written back over (use, e], e no later than the last step.
         // Its allocation is the one a later NoCopy of the tensor extends:
         // held once with the tensor's other NoCopy holdings.
-        if (CopyFits(supply_prefix, demand, use + 1, num_steps - 1)) {
+        // A copy stays inside its step's run of loops (rules §7).
+        const int last = latency.loops().RunEnd(use);
+        if (CopyFits(supply_prefix, demand, use + 1, last)) {
           const int copy = lp.AddColumn(0, 1, 0);
           parts.push_back({copy, use, use, true});
           if (demand > 0) {
             AddCopyWindow(lp, copy, demand, use, /*before=*/false,
-                          num_steps - 1, copy_window,
+                          last, copy_window,
                           [&](int step, int column) {
                             hold_as(step, column, /*shared=*/true);
                           },
@@ -387,7 +392,8 @@ absl::StatusOr<LpBound> SolveLpBound(const Workload& workload,
                          std::min(buffer.live_range().end(), use + kMaxSpan),
                          true});
       } else {
-        const int live_start = buffer.live_range().start();
+        const int live_start = std::max(buffer.live_range().start(),
+                                        latency.loops().RunStart(use));
         if (CopyFits(supply_prefix, demand, live_start, use - 1)) {
           const int copy = lp.AddColumn(0, 1, 0);
           lp.Set(bandwidth_row[use], copy, -demand);
@@ -448,7 +454,7 @@ absl::StatusOr<LpBound> SolveLpBound(const Workload& workload,
   if (!optimum.ok()) return optimum.status();
   double normaliser = 0;
   for (int t = 0; t < num_steps; ++t) {
-    normaliser += latency.AllSlow(t) - latency.AllFast(t);
+    normaliser += latency.Repeat(t) * (latency.AllSlow(t) - latency.AllFast(t));
   }
   LpBound bound;
   // The solver's tolerances: a bound must never fall below a solution.

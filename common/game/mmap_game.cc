@@ -102,16 +102,20 @@ ActionOutcome MMapGame::CopyOutcome(const BufferInfo& b, int64_t required) const
   if (b.size > program_->memory_size()) return outcome;
   if (b.is_output) {
     // Write-back (d, e]; I(b) = [d, e].
-    if (!ledger_.FindWriteBack(b.target_time, program_->num_steps() - 1,
-                               b.demand_us, &outcome.copy)) {
+    // Inside the step's run (rules §7): a copy never crosses a loop's edge.
+    const InstructionInfo& at = program_->instruction(b.target_time);
+    if (!ledger_.FindWriteBack(b.target_time, at.run_end, b.demand_us,
+                               &outcome.copy)) {
       return outcome;
     }
     outcome.interval_start = b.target_time;
     outcome.interval_end = std::max(b.target_time, outcome.copy.last);
   } else {
     // Prefetch [s, u); I(b) = [s, u].
-    if (!ledger_.FindPrefetch(b.target_time, b.live_start, b.demand_us,
-                              &outcome.copy)) {
+    const InstructionInfo& at = program_->instruction(b.target_time);
+    if (!ledger_.FindPrefetch(b.target_time,
+                              std::max(b.live_start, at.run_start),
+                              b.demand_us, &outcome.copy)) {
       return outcome;
     }
     outcome.interval_start = std::min(b.target_time, outcome.copy.first);

@@ -41,6 +41,14 @@ class WorkloadBuilder {
     workload_.mutable_instructions(t)->set_supply_us(supply);
     return *this;
   }
+  // Steps [first, last] form a loop of `trips` trips (rules §7).
+  WorkloadBuilder& Loop(int first, int last, int64_t trips) {
+    mmapzero::Loop* loop = workload_.add_loops();
+    loop->set_first_step(first);
+    loop->set_last_step(last);
+    loop->set_trip_count(trips);
+    return *this;
+  }
   WorkloadBuilder& Alignment(int64_t alignment) {
     workload_.set_alignment(alignment);
     return *this;
@@ -518,6 +526,72 @@ TEST(ObservationTest, OccupancyGridDownSamplesTimeAndBytes) {
   // 1 time bin over [0, 3]: half of the time, half of the bytes.
   EXPECT_EQ(game.OccupancyGrid(0, 3, 1, 1), (std::vector<float>{0.25f}));
   EXPECT_EQ(game.SupplyWindow(-1, 1), (std::vector<double>{0, 10, 10}));
+}
+
+// Rules §7. Steps 0..5, supply 10 each; steps [2, 3] are a loop of 4 trips.
+// An operand at 3 with demand 15 needs two steps of supply, but its copy
+// must stay inside the loop ([2, 3): 10 us): no prefetch. Without the loop
+// it starts at 1.
+TEST(LoopTest, PrefetchStaysInsideItsLoop) {
+  WorkloadBuilder looped(6, 100);
+  looped.Add(3, false, 40, 0, 0, 3, /*demand=*/15, /*benefit=*/7);
+  looped.Loop(2, 3, 4);
+  EXPECT_FALSE(looped.Game().Outcome(Action::kCopy).legal);
+  WorkloadBuilder straight(6, 100);
+  straight.Add(3, false, 40, 0, 0, 3, 15, 7);
+  const ActionOutcome& copy = straight.Game().Outcome(Action::kCopy);
+  ASSERT_TRUE(copy.legal);
+  EXPECT_EQ(copy.copy.first, 1);
+}
+
+// An operand at 5, after the loop [2, 3]: its copy may not run under the
+// loop either, so only step 4 supplies it (demand 10 fits, 15 does not).
+TEST(LoopTest, PrefetchAfterALoopDoesNotStartInsideIt) {
+  WorkloadBuilder fits(6, 100);
+  fits.Add(5, false, 40, 0, 0, 5, /*demand=*/10, 1);
+  fits.Loop(2, 3, 4);
+  const ActionOutcome& copy = fits.Game().Outcome(Action::kCopy);
+  ASSERT_TRUE(copy.legal);
+  EXPECT_EQ(copy.copy.first, 4);
+  EXPECT_EQ(copy.interval_start, 4);
+  WorkloadBuilder short_of_supply(6, 100);
+  short_of_supply.Add(5, false, 40, 0, 0, 5, 15, 1);
+  short_of_supply.Loop(2, 3, 4);
+  EXPECT_FALSE(short_of_supply.Game().Outcome(Action::kCopy).legal);
+}
+
+// An output written at 2 inside the loop [2, 3] is written back over step
+// 3 at the latest (demand 10: e = 3); demand 15 would need step 4, outside.
+TEST(LoopTest, WriteBackEndsInsideItsLoop) {
+  WorkloadBuilder fits(6, 100);
+  fits.Add(2, true, 40, 0, 2, 5, /*demand=*/10, 1);
+  fits.Loop(2, 3, 4);
+  const ActionOutcome& copy = fits.Game().Outcome(Action::kCopy);
+  ASSERT_TRUE(copy.legal);
+  EXPECT_EQ(copy.copy.last, 3);
+  WorkloadBuilder too_long(6, 100);
+  too_long.Add(2, true, 40, 0, 2, 5, 15, 1);
+  too_long.Loop(2, 3, 4);
+  EXPECT_FALSE(too_long.Game().Outcome(Action::kCopy).legal);
+}
+
+// A buffer inside a loop of 4 trips saves its benefit on every trip: reward
+// 4 x 3; the all-slow latency counts the loop's steps 4 times:
+// supply 10 + benefit 3 at step 1 (4 trips) and 10 at steps 0 and 2.
+TEST(LoopTest, RewardAndLatencyCountEveryTrip) {
+  WorkloadBuilder w(3, 100);
+  w.Add(1, false, 8, 0, 0, 1, /*demand=*/0, /*benefit=*/3);
+  w.Add(0, true, 8, 0, 0, 1, 0, 0);
+  w.Loop(1, 1, 4);
+  MMapGame game = w.Game();
+  EXPECT_DOUBLE_EQ(game.program().empty_latency_us(), 10 + 4 * 13 + 10);
+  EXPECT_DOUBLE_EQ(game.program().full_latency_us(), 10 + 4 * 10 + 10);
+  game.ApplyAction(Action::kNoCopy);  // the output, at 0: lives in fast memory
+  EXPECT_DOUBLE_EQ(game.Outcome(Action::kNoCopy).reward, 12);
+  game.ApplyAction(Action::kNoCopy);
+  EXPECT_DOUBLE_EQ(game.Return(), 12);
+  EXPECT_DOUBLE_EQ(game.NormalisedReturn(), 1.0);
+  EXPECT_DOUBLE_EQ(game.Latency(), 60);
 }
 
 }  // namespace

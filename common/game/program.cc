@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "common/base/status_macros.h"
+#include "common/workload/loop_nest.h"
 #include "common/workload/workload_check.h"
 
 namespace mmapzero::game {
@@ -76,6 +77,8 @@ absl::StatusOr<std::shared_ptr<const Program>> Program::Create(
   const HardwareProfile& hw = workload.hardware();
   const int32_t num_steps = workload.instructions_size();
   const int32_t num_buffers = workload.buffers_size();
+  const LoopNest loops(workload);
+  program->has_loops_ = loops.has_loops();
 
   std::vector<std::vector<int32_t>> buffers_of(num_steps);
   DenseIndex tensors, groups;
@@ -93,7 +96,8 @@ absl::StatusOr<std::shared_ptr<const Program>> Program::Create(
     b.demand_us = src.has_demand_us()
                       ? src.demand_us()
                       : TransferUs(src.size(), hw.copy_bandwidth_gbps());
-    b.benefit_us = src.benefit_us();  // 0 when absent: derived below
+    // Given benefits are per execution; 0 when absent: derived below.
+    b.benefit_us = src.benefit_us() * loops.Repeat(src.target_time());
     buffers_of[src.target_time()].push_back(id);
   }
   program->num_tensors_ = static_cast<int32_t>(tensors.ids().size());
@@ -113,23 +117,31 @@ absl::StatusOr<std::shared_ptr<const Program>> Program::Create(
   for (int32_t t = 0; t < num_steps; ++t) {
     const Instruction& src = workload.instructions(t);
     InstructionInfo& info = program->instructions_[t];
+    const double repeat = loops.Repeat(t);
+    info.repeat = repeat;
+    info.run_start = loops.RunStart(t);
+    info.run_end = loops.RunEnd(t);
+    // Every latency term below is scaled by the repeat, so L_t(S) is the
+    // step's time over the whole run.
     if (src.has_roofline()) {
       info.kind = LatencyKind::kRoofline;
-      info.compute_us = src.roofline().flops() > 0
-                            ? src.roofline().flops() / (hw.peak_tflops() * 1e6)
-                            : src.roofline().compute_us();
+      info.compute_us = repeat * (src.roofline().flops() > 0
+                                      ? src.roofline().flops() /
+                                            (hw.peak_tflops() * 1e6)
+                                      : src.roofline().compute_us());
       for (int32_t id : buffers_of[t]) {
         BufferInfo& b = program->buffers_[id];
         const double slow = TransferUs(b.size, hw.slow_bandwidth_gbps());
-        b.fast_delta_us = TransferUs(b.size, hw.fast_bandwidth_gbps()) - slow;
-        info.initial.memory_us += slow;
+        b.fast_delta_us =
+            repeat * (TransferUs(b.size, hw.fast_bandwidth_gbps()) - slow);
+        info.initial.memory_us += repeat * slow;
       }
     } else if (src.has_measured()) {
       info.kind = LatencyKind::kMeasured;
       info.table_begin = static_cast<int32_t>(program->table_us_.size());
-      program->table_us_.insert(program->table_us_.end(),
-                                src.measured().latency_us().begin(),
-                                src.measured().latency_us().end());
+      for (double latency : src.measured().latency_us()) {
+        program->table_us_.push_back(repeat * latency);
+      }
       for (int slot = 0; slot < src.measured().buffer_ids_size(); ++slot) {
         program->buffers_[src.measured().buffer_ids(slot)].measured_slot =
             static_cast<int8_t>(slot);
@@ -138,7 +150,7 @@ absl::StatusOr<std::shared_ptr<const Program>> Program::Create(
     if (info.kind == LatencyKind::kStatic) {
       double total_benefit = 0;
       for (int32_t id : buffers_of[t]) total_benefit += program->buffers_[id].benefit_us;
-      info.empty_latency_us = src.supply_us() + total_benefit;
+      info.empty_latency_us = repeat * src.supply_us() + total_benefit;
     }
     // L_t({}) and L_t(all), and the benefits the workload left out.
     const double empty = program->Latency(t, info.initial);
@@ -152,7 +164,8 @@ absl::StatusOr<std::shared_ptr<const Program>> Program::Create(
       }
     }
     info.full_latency_us = program->Latency(t, all);
-    info.supply_us = src.has_supply_us() ? src.supply_us() : info.full_latency_us;
+    info.supply_us = src.has_supply_us() ? src.supply_us()
+                                         : info.full_latency_us / repeat;
     program->empty_latency_us_ += info.empty_latency_us;
     program->full_latency_us_ += info.full_latency_us;
   }

@@ -5,6 +5,9 @@
 //
 // Derived features follow docs/game-engine.md: demand = size / copy
 // bandwidth, benefit = L_t({}) - L_t({b}), supply = L_t(all buffers of t).
+// Loops (rules §7): every latency, benefit and reward here is over the
+// whole run, i.e. times the step's repeat; supply and demand stay per
+// execution of their step, since a copy inside a loop runs on every trip.
 #ifndef MMAPZERO_COMMON_GAME_PROGRAM_H_
 #define MMAPZERO_COMMON_GAME_PROGRAM_H_
 
@@ -43,15 +46,19 @@ struct BufferInfo {
   int32_t live_end = 0;
   bool is_output = false;
   int8_t measured_slot = -1;  // bit in the instruction's measured table
-  double demand_us = 0;
-  double benefit_us = 0;      // static benefit (kStatic / unlisted)
-  double fast_delta_us = 0;   // roofline: memory_us change when made fast
+  double demand_us = 0;        // per copy
+  double benefit_us = 0;       // L_t({}) - L_t({b}), times t's repeat
+  double fast_delta_us = 0;    // roofline: memory_us change when made fast
 };
 
+// Latencies are per run of the program: one execution's times repeat.
 struct InstructionInfo {
   LatencyKind kind = LatencyKind::kStatic;
   double compute_us = 0;
-  double supply_us = 0;
+  double supply_us = 0;         // per execution of the step
+  double repeat = 1;            // executions per run (rules §7)
+  int32_t run_start = 0;        // copies for this step stay inside
+  int32_t run_end = 0;          //   [run_start, run_end] (rules §7)
   double empty_latency_us = 0;  // L_t({})
   double full_latency_us = 0;   // L_t(all buffers of t)
   int32_t table_begin = 0;      // measured: index into Program::table_us
@@ -88,8 +95,9 @@ class Program {
   // Workload tensor_id / alias_id of a dense index, for output.
   int32_t tensor_id(int32_t tensor) const { return tensor_ids_[tensor]; }
 
-  // L_t under `state`.
+  // L_t under `state`, over the whole run (times t's repeat).
   double Latency(int32_t t, const LatencyState& state) const;
+  bool has_loops() const { return has_loops_; }
   // `state` after buffer `id` (of instruction t) moves to fast memory.
   LatencyState WithFast(const LatencyState& state, int32_t id) const;
 
@@ -114,6 +122,7 @@ class Program {
   std::vector<double> table_us_;
   double empty_latency_us_ = 0;
   double full_latency_us_ = 0;
+  bool has_loops_ = false;
 };
 
 }  // namespace mmapzero::game

@@ -13,10 +13,43 @@
 namespace mmapzero::hlo {
 namespace {
 
+// Per array leaf of `state`: whether `body`'s ROOT hands the leaf's tuple
+// element of the parameter back unchanged.
+std::vector<bool> PassesThrough(const HloComputation& body,
+                                const HloShape& state) {
+  std::vector<bool> same(state.LeafCount(), false);
+  const HloInstruction& root = body.instructions[body.root];
+  if (!state.IsTuple() || root.opcode != "tuple" ||
+      root.operands.size() != state.elements.size()) {
+    return same;
+  }
+  int leaf = 0;
+  for (size_t k = 0; k < state.elements.size(); ++k) {
+    const int leaves = state.elements[k].LeafCount();
+    const HloInstruction* element = body.Find(root.operands[k]);
+    const HloInstruction* tuple =
+        element == nullptr || element->operands.size() != 1
+            ? nullptr
+            : body.Find(element->operands[0]);
+    const std::string* index =
+        element == nullptr ? nullptr : element->Attribute("index");
+    if (element != nullptr && element->opcode == "get-tuple-element" &&
+        tuple != nullptr && tuple->opcode == "parameter" && index != nullptr &&
+        IntegersIn(*index) == std::vector<int64_t>{static_cast<int64_t>(k)}) {
+      for (int i = 0; i < leaves; ++i) same[leaf + i] = true;
+    }
+    leaf += leaves;
+  }
+  return same;
+}
+
 class Flattener {
  public:
-  Flattener(const HloModule& module, std::string_view source_name)
-      : module_(module), source_name_(source_name) {}
+  Flattener(const HloModule& module, std::string_view source_name,
+            const BranchChooser& choose_branch)
+      : module_(module),
+        source_name_(source_name),
+        choose_branch_(choose_branch) {}
 
   absl::StatusOr<FlatEntry> Run() {
     const HloComputation& entry = module_.entry_computation();
@@ -72,12 +105,30 @@ class Flattener {
         flat_name[instruction.name] = arguments[number[0]];
         continue;
       }
-      const std::string* callee_name = instruction.opcode == "call"
-                                           ? instruction.Attribute("to_apply")
-                                           : nullptr;
-      const HloComputation* callee =
-          callee_name == nullptr ? nullptr
-                                 : module_.FindComputation(*callee_name);
+      if (instruction.opcode == "while") {
+        ASSIGN_OR_RETURN(const bool laid_out,
+                         AppendLoop(computation, instruction, operands, prefix,
+                                    depth, &flat_name));
+        if (laid_out) continue;
+      }
+      std::vector<std::string> arguments = operands;
+      const HloComputation* callee = nullptr;
+      if (instruction.opcode == "call") {
+        const std::string* name = instruction.Attribute("to_apply");
+        if (name != nullptr) callee = module_.FindComputation(*name);
+      } else if (instruction.opcode == "conditional" && choose_branch_) {
+        const int branch = choose_branch_(instruction);
+        const std::vector<std::string> branches =
+            ControlFlowComputations(instruction);
+        if (branch >= 0 && branch < static_cast<int>(branches.size()) &&
+            branch + 1 < static_cast<int>(operands.size())) {
+          callee = module_.FindComputation(branches[branch]);
+          arguments = {operands[branch + 1]};
+          if (callee != nullptr && flat_.conditionals_laid_out++ == 0) {
+            flat_.first_conditional_line = instruction.line;
+          }
+        }
+      }
       if (callee != nullptr) {
         if (depth + 1 > kMaxCallDepth) {
           return Error(instruction,
@@ -85,35 +136,97 @@ class Flattener {
                                     " levels (a computation that calls "
                                     "itself?)"));
         }
-        ++flat_.inlined_calls;
-        ASSIGN_OR_RETURN(
-            std::string result,
-            Append(*callee, operands, absl::StrCat(prefix, instruction.name, "/"),
-                   depth + 1));
+        if (instruction.opcode == "call") ++flat_.inlined_calls;
+        ASSIGN_OR_RETURN(std::string result,
+                         Append(*callee, arguments,
+                                absl::StrCat(prefix, instruction.name, "/"),
+                                depth + 1));
         flat_name[instruction.name] = std::move(result);
         continue;
-      }
-      HloComputation& out = flat_.computation;
-      if (static_cast<int64_t>(out.instructions.size()) >=
-          kMaxFlatInstructions) {
-        return Error(instruction,
-                     absl::StrCat("more than ", kMaxFlatInstructions,
-                                  " instructions once calls are inlined"));
       }
       HloInstruction copy = instruction;
       copy.name = absl::StrCat(prefix, instruction.name);
       copy.operands = std::move(operands);
       copy.is_root = false;
-      if (!out.index.emplace(copy.name, static_cast<int>(out.instructions.size()))
-               .second) {
-        return Error(instruction, absl::StrCat("inlined as '", copy.name,
-                                               "', a name already taken"));
-      }
       flat_name[instruction.name] = copy.name;
-      out.instructions.push_back(std::move(copy));
+      RETURN_IF_ERROR(Push(instruction, std::move(copy)).status());
     }
     const HloInstruction& root = computation.instructions[computation.root];
     return flat_name.at(root.name);
+  }
+
+  // Appends `instruction` (named as it will be in the flat entry) and
+  // returns its index; `source` is where it came from, for errors.
+  absl::StatusOr<int> Push(const HloInstruction& source,
+                           HloInstruction instruction) {
+    HloComputation& out = flat_.computation;
+    const int index = static_cast<int>(out.instructions.size());
+    if (index >= kMaxFlatInstructions) {
+      return Error(source, absl::StrCat("more than ", kMaxFlatInstructions,
+                                        " instructions once calls and loops "
+                                        "are laid out"));
+    }
+    if (!out.index.emplace(instruction.name, index).second) {
+      return Error(source, absl::StrCat("inlined as '", instruction.name,
+                                        "', a name already taken"));
+    }
+    out.instructions.push_back(std::move(instruction));
+    return index;
+  }
+
+  // Lays out `loop` (a while of `computation`) between its entry and exit
+  // markers; false when its body or condition is missing (it then stays
+  // one instruction).
+  absl::StatusOr<bool> AppendLoop(
+      const HloComputation& computation, const HloInstruction& loop,
+      const std::vector<std::string>& operands, const std::string& prefix,
+      int depth, absl::flat_hash_map<std::string, std::string>* flat_name) {
+    const std::string* body_name = loop.Attribute("body");
+    const std::string* condition_name = loop.Attribute("condition");
+    const HloComputation* body =
+        body_name == nullptr ? nullptr : module_.FindComputation(*body_name);
+    const HloComputation* condition =
+        condition_name == nullptr ? nullptr
+                                  : module_.FindComputation(*condition_name);
+    if (body == nullptr || condition == nullptr || operands.size() != 1) {
+      return false;
+    }
+    if (depth + 1 > kMaxCallDepth) {
+      return Error(loop, absl::StrCat("calls and loops nest deeper than ",
+                                      kMaxCallDepth, " levels"));
+    }
+    FlatLoop flat_loop;
+    flat_loop.name = absl::StrCat(prefix, loop.name);
+    flat_loop.hlo_name = loop.name;
+    flat_loop.line = loop.line;
+    flat_loop.trip_count = LoopTripCount(module_, computation, loop);
+    flat_loop.passes_through = PassesThrough(*body, loop.shape);
+
+    HloInstruction entry;
+    entry.name = absl::StrCat(flat_loop.name, "/entry");
+    entry.shape = loop.shape;
+    entry.opcode = std::string(kLoopEntryOpcode);
+    entry.operands = operands;
+    entry.line = loop.line;
+    const std::string entry_name = entry.name;
+    ASSIGN_OR_RETURN(flat_loop.entry, Push(loop, std::move(entry)));
+    ASSIGN_OR_RETURN(const std::string ignored,
+                     Append(*condition, {entry_name},
+                            absl::StrCat(flat_loop.name, "/cond/"), depth + 1));
+    (void)ignored;  // the condition's value decides nothing modelled here
+    ASSIGN_OR_RETURN(const std::string result,
+                     Append(*body, {entry_name},
+                            absl::StrCat(flat_loop.name, "/body/"), depth + 1));
+    HloInstruction exit;
+    exit.name = flat_loop.name;
+    exit.shape = loop.shape;
+    exit.opcode = std::string(kLoopExitOpcode);
+    exit.operands = {result};
+    exit.line = loop.line;
+    ASSIGN_OR_RETURN(flat_loop.exit, Push(loop, std::move(exit)));
+    (*flat_name)[loop.name] = flat_loop.name;
+    flat_.loops.push_back(std::move(flat_loop));
+    return true;
   }
 
   // ProgramOrder of `computation`, worked out once however often it is
@@ -132,6 +245,7 @@ class Flattener {
 
   const HloModule& module_;
   const std::string source_name_;
+  const BranchChooser& choose_branch_;
   absl::flat_hash_map<const HloComputation*, std::vector<int>> orders_;
   FlatEntry flat_;
 };
@@ -139,8 +253,9 @@ class Flattener {
 }  // namespace
 
 absl::StatusOr<FlatEntry> FlattenEntry(const HloModule& module,
-                                       std::string_view source_name) {
-  return Flattener(module, source_name).Run();
+                                       std::string_view source_name,
+                                       const BranchChooser& choose_branch) {
+  return Flattener(module, source_name, choose_branch).Run();
 }
 
 }  // namespace mmapzero::hlo

@@ -8,6 +8,7 @@
 #include "common/hlo/hlo_call_inliner.h"
 #include "common/hlo/hlo_lexer.h"
 #include "common/hlo/hlo_opcodes.h"
+#include "common/hlo/hlo_trip_count.h"
 
 namespace mmapzero::hlo {
 namespace {
@@ -111,7 +112,7 @@ InstructionCost HloCostModel::Cost(const HloComputation& computation,
   InstructionCost cost;
   const std::string& opcode = instruction.opcode;
   if (opcode == "while") {
-    cost.compute_us = WhileUs(instruction);
+    cost.compute_us = WhileUs(computation, instruction);
   } else if (opcode == "conditional") {
     for (const std::string& branch : ControlFlowComputations(instruction)) {
       cost.compute_us =
@@ -241,41 +242,33 @@ double HloCostModel::FusionFlops(const HloInstruction& instruction) {
   return flops;
 }
 
-double HloCostModel::WhileUs(const HloInstruction& instruction) {
-  const std::string config = AttributeOr(instruction, "backend_config");
-  double trips = 0;
-  if (const size_t at = config.find("known_trip_count");
-      at != std::string::npos) {
-    const std::vector<int64_t> n = IntegersIn(
-        std::string_view(config).substr(at, config.find('}', at) - at));
-    if (!n.empty()) trips = static_cast<double>(n.front());
-  }
-  const std::string condition_name = AttributeOr(instruction, "condition");
-  const HloComputation* condition = module_.FindComputation(condition_name);
-  if (trips == 0 && condition != nullptr) {
-    // `counter < N` (or <=) with a literal N, the counter starting at 0.
-    const HloInstruction& root = condition->instructions[condition->root];
-    const std::string direction = AttributeOr(root, "direction");
-    if (root.opcode == "compare" && root.operands.size() == 2 &&
-        (direction == "LT" || direction == "LE")) {
-      const HloInstruction* bound = condition->Find(root.operands[1]);
-      if (bound != nullptr && bound->opcode == "constant") {
-        const std::vector<int64_t> n = IntegersIn(bound->literal);
-        if (n.size() == 1 && n[0] > 0) {
-          trips = static_cast<double>(n[0] + (direction == "LE" ? 1 : 0));
-        }
-      }
-    }
-  }
-  if (trips == 0) {
+double HloCostModel::WhileUs(const HloComputation& computation,
+                             const HloInstruction& instruction) {
+  const TripCount count = LoopTripCount(module_, computation, instruction);
+  if (!count.known) {
     Warn(instruction.line,
          "while: trip count unknown (no known_trip_count, condition not "
          "'counter < constant'); costed as one iteration");
-    trips = 1;
   }
-  return trips *
+  return static_cast<double>(count.trips) *
          (ComputationUs(AttributeOr(instruction, "body"), instruction.line) +
-          ComputationUs(condition_name, instruction.line));
+          ComputationUs(AttributeOr(instruction, "condition"),
+                        instruction.line));
+}
+
+int HloCostModel::SlowestBranch(const HloInstruction& conditional) {
+  int slowest = -1;
+  double slowest_us = -1;
+  const std::vector<std::string> branches = ControlFlowComputations(conditional);
+  for (size_t k = 0; k < branches.size(); ++k) {
+    if (module_.FindComputation(branches[k]) == nullptr) return -1;
+    const double us = ComputationUs(branches[k], conditional.line);
+    if (us > slowest_us) {
+      slowest = static_cast<int>(k);
+      slowest_us = us;
+    }
+  }
+  return slowest;
 }
 
 double HloCostModel::ComputationUs(std::string_view name, int line) {

@@ -42,6 +42,11 @@ class HloCostModel {
   InstructionCost Cost(const HloComputation& computation,
                        const HloInstruction& instruction);
 
+  // The index of `conditional`'s slowest branch (in the order of
+  // ControlFlowComputations, branch k taking operand k + 1), or -1 when a
+  // branch is missing.
+  int SlowestBranch(const HloInstruction& conditional);
+
   // Approximations made so far, each naming the line; deduplicated.
   const std::vector<std::string>& warnings() const { return warnings_; }
 
@@ -51,7 +56,8 @@ class HloCostModel {
   double CustomCallFlops(const HloComputation& computation,
                          const HloInstruction& instruction);
   double FusionFlops(const HloInstruction& instruction);
-  double WhileUs(const HloInstruction& instruction);
+  double WhileUs(const HloComputation& computation,
+                 const HloInstruction& instruction);
   // Roofline time of running `name` once with everything in slow memory.
   double ComputationUs(std::string_view name, int line);
   double InstructionUs(const HloComputation& computation,

@@ -5,6 +5,7 @@
 #include "common/base/status_macros.h"
 #include "common/hlo/hlo_module_parser.h"
 #include "common/hlo/hlo_call_inliner.h"
+#include "common/hlo/hlo_cost.h"
 #include "common/hlo/hlo_workload_builder.h"
 #include "common/workload/workload_check.h"
 
@@ -17,8 +18,16 @@ absl::StatusOr<HloImportResult> ImportHloText(std::string_view text,
   if (effective.alignment < 1) effective.alignment = 1;
   ASSIGN_OR_RETURN(const HloModule module,
                    ParseHloModule(text, effective.source_name));
-  ASSIGN_OR_RETURN(const FlatEntry entry,
-                   FlattenEntry(module, effective.source_name));
+  // A conditional runs as its slowest branch: the latency it can save is
+  // at most that branch's (and so is what the slowest branch's buffers
+  // compete for).
+  HloCostModel cost(module, effective.hardware, effective.source_name);
+  ASSIGN_OR_RETURN(
+      const FlatEntry entry,
+      FlattenEntry(module, effective.source_name,
+                   [&cost](const HloInstruction& conditional) {
+                     return cost.SlowestBranch(conditional);
+                   }));
   ASSIGN_OR_RETURN(HloImportResult result,
                    BuildWorkload(module, entry, effective));
   if (absl::Status status = CheckWorkload(result.workload); !status.ok()) {

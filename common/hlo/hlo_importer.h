@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "proto/workload.pb.h"
 
@@ -20,6 +21,10 @@ struct HloImportOptions {
   int64_t memory_size = 0;   // 0: hardware.fast_memory_bytes
   int64_t alignment = 1;
   std::string source_name;   // for messages and provenance, e.g. the path
+  // Trip counts the user gives, by the while's name in the module (without
+  // '%'): they override what the importer reads from the module, e.g. for a
+  // generation loop that runs until an end token.
+  absl::flat_hash_map<std::string, int64_t> trip_counts;
 };
 
 struct HloImportResult {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/game/program.h"
 #include "common/hlo/hlo_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -152,40 +153,156 @@ ENTRY e {
   ROOT r = f32[256]{0} get-tuple-element(w), index=1
 })";
 
-TEST(HloImporterTest, WhileIsOneInstructionWithAliasedStateAndTripCount) {
+// The loop is laid out once between its entry and exit markers: the
+// condition's compare, then the body's add and exponential, 10 trips.
+//   t0 w/entry reads zero, x; t1 compare(zero, n) -> lt; t2 add(zero, one)
+//   -> i2; t3 exponential(x) -> x2; t4 w (exit) reads i2, x2.
+// Each state element is one allocation: {zero's reads, i2, i2's exit read}
+// and {x's reads, x2, x2's exit read}.
+TEST(HloImporterTest, WhileIsLaidOutOnceWithItsTripCountAndOneGroupPerState) {
   const HloImportResult result = Import(kLoop);
   const Workload& w = result.workload;
-  ASSERT_EQ(w.instructions_size(), 1);
-  EXPECT_THAT(Rows(w),
-              ::testing::ElementsAre(Row{"zero", false, 0, 4, 0, 0},
-                                     Row{"x", false, 0, 1024, 0, 0},
-                                     Row{"w{0}", true, 0, 4, 0, 0},
-                                     Row{"w{1}", true, 0, 1024, 0, 0}));
-  EXPECT_EQ(w.buffers(0).alias_id(), w.buffers(2).alias_id());
-  EXPECT_EQ(w.buffers(1).alias_id(), w.buffers(3).alias_id());
+  EXPECT_THAT(Names(w), ::testing::ElementsAre("w/entry", "w/cond/lt",
+                                               "w/body/i2", "w/body/x2", "w"));
+  EXPECT_EQ(w.instructions(0).opcode(), "loop-entry");
+  EXPECT_EQ(w.instructions(4).opcode(), "loop-exit");
+  for (int t : {0, 4}) {
+    EXPECT_EQ(w.instructions(t).latency_case(), Instruction::LATENCY_NOT_SET);
+    EXPECT_EQ(w.instructions(t).supply_us(), 0);
+  }
+  ASSERT_EQ(w.loops_size(), 1);
+  EXPECT_EQ(w.loops(0).name(), "w");
+  EXPECT_EQ(w.loops(0).trip_count(), 10);
+  EXPECT_EQ(w.loops(0).first_step(), 1);
+  EXPECT_EQ(w.loops(0).last_step(), 3);
+  EXPECT_THAT(Rows(w), ::testing::ElementsAre(
+                           Row{"zero", false, 0, 4, 0, 2},
+                           Row{"x", false, 0, 1024, 0, 3},
+                           Row{"zero", false, 1, 4, 0, 2},
+                           Row{"w/cond/n", false, 1, 4, 0, 1},
+                           Row{"w/cond/lt", true, 1, 1, 1, 1},
+                           Row{"zero", false, 2, 4, 0, 2},
+                           Row{"w/body/one", false, 2, 4, 0, 2},
+                           Row{"w/body/i2", true, 2, 4, 2, 4},
+                           Row{"x", false, 3, 1024, 0, 3},
+                           Row{"w/body/x2", true, 3, 1024, 3, 4},
+                           Row{"w/body/i2", false, 4, 4, 2, 4},
+                           Row{"w/body/x2", false, 4, 1024, 3, 4}));
+  for (int b : {0, 2, 5, 7, 10}) {
+    ASSERT_TRUE(w.buffers(b).has_alias_id()) << b;
+    EXPECT_EQ(w.buffers(b).alias_id(), w.buffers(0).alias_id()) << b;
+  }
+  for (int b : {1, 8, 9, 11}) {
+    ASSERT_TRUE(w.buffers(b).has_alias_id()) << b;
+    EXPECT_EQ(w.buffers(b).alias_id(), w.buffers(1).alias_id()) << b;
+  }
   EXPECT_NE(w.buffers(0).alias_id(), w.buffers(1).alias_id());
-  // 10 trips x (add + exponential + compare), each max(compute, bytes/slow).
-  const HardwareProfile hw = TestOptions().hardware;
-  auto us = [&](double flops, double bytes) {
-    return std::max(flops / (hw.peak_tflops() * 1e6),
-                    bytes / (hw.slow_bandwidth_gbps() * 1e3));
-  };
-  const double expected = 10 * (us(1, 12) + us(256, 2048) + us(1, 9));
-  EXPECT_DOUBLE_EQ(w.instructions(0).roofline().compute_us(), expected);
-  EXPECT_EQ(w.instructions(0).roofline().flops(), 0);
-  // The body's buffers are not modelled: the import says so.
-  ASSERT_EQ(result.warnings.size(), 1u);
-  EXPECT_THAT(result.warnings[0],
-              HasSubstr("test.hlo:21: while 'w' is one instruction: the 11 "
-                        "instructions of its body and condition"));
+  for (int b : {3, 4, 6}) EXPECT_FALSE(w.buffers(b).has_alias_id()) << b;
+  // The markers take no time and save nothing.
+  for (int b : {0, 1, 10, 11}) EXPECT_EQ(w.buffers(b).benefit_us(), 0) << b;
+  EXPECT_TRUE(result.warnings.empty());
+  EXPECT_EQ(w.provenance().at("loops"), "1");
+  ExpectRandomGameValidates(w, 3);
 }
 
-TEST(HloImporterTest, UnknownTripCountIsOneIterationWithWarning) {
+// The body's instructions count once per trip: the game's all-slow latency
+// is 10 x the body's and condition's, and the markers add nothing.
+TEST(HloImporterTest, LoopStepsCountTheirTripCountInTheGame) {
+  const Workload w = Import(kLoop).workload;
+  auto program = game::Program::Create(w);
+  ASSERT_TRUE(program.ok()) << program.status();
+  Workload straight = w;
+  straight.clear_loops();
+  auto once = game::Program::Create(straight);
+  ASSERT_TRUE(once.ok()) << once.status();
+  EXPECT_DOUBLE_EQ((*program)->empty_latency_us(),
+                   10 * (*once)->empty_latency_us());
+  EXPECT_EQ((*program)->instruction(2).repeat, 10);
+  EXPECT_EQ((*program)->instruction(4).repeat, 1);
+}
+
+TEST(HloImporterTest, UnknownTripCountIsOneTripWithWarning) {
   std::string text = kLoop;
-  text.replace(text.find("direction=LT"), 12, "direction=NE");
+  text.replace(text.find("direction=LT"), 12, "direction=GT");
   const HloImportResult result = Import(text);
-  ASSERT_EQ(result.warnings.size(), 2u);
-  EXPECT_THAT(result.warnings[1], HasSubstr("test.hlo:21: while: trip count"));
+  ASSERT_EQ(result.warnings.size(), 1u);
+  EXPECT_THAT(result.warnings[0],
+              HasSubstr("test.hlo:21: while 'w': trip count unknown"));
+  EXPECT_THAT(result.warnings[0], HasSubstr("--trip-counts w=N"));
+  ASSERT_EQ(result.workload.loops_size(), 1);
+  EXPECT_EQ(result.workload.loops(0).trip_count(), 1);
+}
+
+TEST(HloImporterTest, GivenTripCountOverridesTheModule) {
+  HloImportOptions options = TestOptions();
+  options.trip_counts["w"] = 7;
+  auto result = ImportHloText(kLoop, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->workload.loops(0).trip_count(), 7);
+  options.trip_counts["nowhere"] = 2;
+  auto unknown = ImportHloText(kLoop, options);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_THAT(unknown.status().message(),
+              HasSubstr("trip count given for 'nowhere', which is not a while"));
+}
+
+TEST(HloImporterTest, TripCountFromTheCounterStartInTheInitialTuple) {
+  std::string text = kLoop;
+  text.replace(text.find("zero = s32[] constant(0)"), 24,
+               "zero = s32[] constant(4)");
+  const Workload w = Import(text).workload;
+  EXPECT_EQ(w.loops(0).trip_count(), 6);  // 4, 5, ..., 9
+}
+
+// The initial value of x is read after the loop: the loop state gets a copy
+// of it first, as XLA's copy insertion does, so the body's new value never
+// shares bytes with a value still live.
+TEST(HloImporterTest, LoopStateReadAfterTheLoopIsCopiedFirst) {
+  std::string text = kLoop;
+  const std::string root = "ROOT r = f32[256]{0} get-tuple-element(w), index=1";
+  text.replace(text.find(root), root.size(),
+               "r = f32[256]{0} get-tuple-element(w), index=1\n"
+               "  ROOT sum = f32[256]{0} add(r, x)");
+  const Workload w = Import(text).workload;
+  EXPECT_EQ(w.instructions(0).name(), "w/entry/copy{1}");
+  EXPECT_EQ(w.instructions(1).name(), "w/entry");
+  EXPECT_EQ(w.provenance().at("loop_copies"), "1");
+  ASSERT_EQ(w.loops(0).first_step(), 2);
+  ExpectRandomGameValidates(w, 5);
+}
+
+// The body swaps two elements: neither new value can take its element's
+// place, so the body ends with a copy into each.
+TEST(HloImporterTest, SwappedLoopStateEndsTheBodyWithCopies) {
+  const Workload w = Import(R"(HloModule swap, is_scheduled=true
+cond {
+  s = (s32[], f32[64]{0}, f32[64]{0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(4)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[64]{0}, f32[64]{0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  a = f32[64]{0} get-tuple-element(s), index=1
+  b = f32[64]{0} get-tuple-element(s), index=2
+  ROOT t = (s32[], f32[64]{0}, f32[64]{0}) tuple(i2, b, a)
+}
+ENTRY e {
+  zero = s32[] constant(0)
+  a0 = f32[64]{0} parameter(0)
+  b0 = f32[64]{0} parameter(1)
+  init = (s32[], f32[64]{0}, f32[64]{0}) tuple(zero, a0, b0)
+  w = (s32[], f32[64]{0}, f32[64]{0}) while(init), condition=cond, body=body
+  ROOT r = f32[64]{0} get-tuple-element(w), index=1
+})").workload;
+  EXPECT_THAT(Names(w), ::testing::ElementsAre(
+                            "w/entry", "w/cond/lt", "w/body/i2", "w/copy{1}",
+                            "w/copy{2}", "w"));
+  EXPECT_EQ(w.loops(0).last_step(), 4);
+  ExpectRandomGameValidates(w, 9);
 }
 
 TEST(HloImporterTest, InputOutputAliasTiesParameterLastUseToOutput) {

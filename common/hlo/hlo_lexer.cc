@@ -53,6 +53,8 @@ std::string StripComments(std::string_view line) {
     } else if (line.compare(i, 2, "/*") == 0) {
       const size_t end = line.find("*/", i + 2);
       i = end == std::string_view::npos ? line.size() : end + 2;
+    } else if (line.compare(i, 2, "//") == 0) {
+      break;
     } else {
       out.push_back(line[i++]);
     }

@@ -16,7 +16,8 @@ namespace mmapzero::hlo {
 
 std::string_view Trim(std::string_view text);
 
-// `line` without /*...*/ comments outside strings.
+// `line` without its comments outside strings: /*...*/ anywhere, and // to
+// the end of the line (current dumps close a computation with `} // name`).
 std::string StripComments(std::string_view line);
 
 // Index of the bracket that closes the one at `open` ('(', '{' or '['),

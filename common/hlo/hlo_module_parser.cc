@@ -15,6 +15,20 @@ bool IsNameChar(char c) {
          c == '-' || c == '%' || c == '$';
 }
 
+// A section of the stack-frame table that current JAX dumps print between
+// the header and the first computation ("FileNames", "FunctionNames",
+// "FileLocations", "StackFrames"): a capitalised word alone on its line.
+// Its entries each start with their number.
+bool IsMetadataSectionHeader(std::string_view line) {
+  if (line.empty() || !std::isupper(static_cast<unsigned char>(line[0]))) {
+    return false;
+  }
+  for (char c : line) {
+    if (!std::isalpha(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
 std::string_view WithoutPercent(std::string_view name) {
   if (!name.empty() && name.front() == '%') name.remove_prefix(1);
   return name;
@@ -256,6 +270,7 @@ absl::StatusOr<HloModule> ParseHloModule(std::string_view text,
                                          std::string_view source_name) {
   HloModule module;
   bool in_computation = false;
+  bool in_metadata = false;  // a stack-frame table section, skipped
   HloComputation computation;
   int line_number = 0;
   size_t start = 0;
@@ -278,6 +293,16 @@ absl::StatusOr<HloModule> ParseHloModule(std::string_view text,
     }
     if (module.header_line == 0) {
       return error("expected the 'HloModule NAME' header first", line);
+    }
+    if (!in_computation) {
+      if (IsMetadataSectionHeader(line)) {
+        in_metadata = true;
+        continue;
+      }
+      if (in_metadata && std::isdigit(static_cast<unsigned char>(line[0]))) {
+        continue;
+      }
+      in_metadata = false;
     }
     if (in_computation) {
       if (line == "}") {

@@ -20,7 +20,8 @@ const Table& Opcodes() {
         {"tuple", "get-tuple-element", "bitcast", "copy-done",
          "all-reduce-done", "all-gather-done", "collective-permute-done",
          "async-done", "async-update", "send-done", "recv-done",
-         "optimization-barrier", "add-dependency", "domain"});
+         "optimization-barrier", "opt-barrier", "add-dependency",
+         "domain"});
     add(OpcodeClass::kNoWork,
         {"after-all", "partition-id", "replica-id", "get-dimension-size",
          "set-dimension-size", "rng-get-and-update-state"});

@@ -13,6 +13,7 @@
 #include "common/hlo/hlo_lexer.h"
 #include "common/hlo/hlo_module_parser.h"
 #include "common/hlo/hlo_opcodes.h"
+#include "common/workload/workload_limits.h"
 
 namespace mmapzero::hlo {
 namespace {
@@ -21,6 +22,7 @@ struct Tensor {
   std::string name;
   int64_t size = 0;
   int def_time = -1;         // -1: present when the program starts
+  std::string def_name;      // the flat instruction that defines it
   int defining_buffer = -1;  // output buffer at def_time
   int last_buffer = -1;      // the buffer with the latest target_time
   bool program_output = false;
@@ -30,6 +32,15 @@ struct PendingBuffer {
   int tensor = 0;
   int time = 0;
   bool is_output = false;
+};
+
+// A loop whose entry marker has been visited and whose exit has not.
+struct OpenLoop {
+  const FlatLoop* loop = nullptr;
+  int entry_step = 0;
+  int first_buffer = 0;              // buffers after the entry marker's
+  std::vector<int> state;            // the loop state's leaves (tensors)
+  absl::flat_hash_map<int, int> entry_read;  // tensor -> its read there
 };
 
 bool EndsWith(std::string_view text, std::string_view suffix) {
@@ -44,6 +55,9 @@ class Builder {
       : module_(module),
         entry_(entry.computation),
         inlined_calls_(entry.inlined_calls),
+        flat_loops_(entry.loops),
+        conditionals_laid_out_(entry.conditionals_laid_out),
+        first_conditional_line_(entry.first_conditional_line),
         options_(options),
         cost_(module, options.hardware, options.source_name) {}
 
@@ -51,6 +65,27 @@ class Builder {
 
  private:
   absl::Status Visit(const HloInstruction& instruction);
+  // Loops (rules §7): the entry marker reads the loop state; the exit marker
+  // ties each state element's buffers into one alias group and records the
+  // loop's steps and trip count.
+  void EnterLoop(const HloInstruction& entry);
+  void ExitLoop(const HloInstruction& exit);
+  // A step of zero time that reads `tensors` (the loop markers).
+  int AddMarker(const HloInstruction& instruction,
+                const std::vector<int>& tensors,
+                absl::flat_hash_map<int, int>* reads);
+  // A copy of `tensor` into a new tensor, named after the loop `marker`
+  // it comes before: where XLA's copy insertion would put one (before the
+  // loop, or at the end of its body); returns the copy.
+  int AddLoopCopy(const HloInstruction& marker, size_t element, int tensor);
+  void WarnTripCount(const FlatLoop& loop);
+  void LastUses();
+  // Whether `tensor` is read after flat instruction `index` (by name: a
+  // tuple read later counts for all its elements).
+  bool ReadAfter(int tensor, int index) const;
+  // Ties the in-place pairs whose operand is not read after the update
+  // (otherwise XLA copies the operand first: the pair stays apart).
+  void ApplyInPlace(const std::vector<int>& live_end);
   absl::StatusOr<bool> ResolveView(const HloInstruction& instruction,
                                    std::vector<int>* leaves);
   void AddInstruction(const HloInstruction& instruction);
@@ -81,6 +116,9 @@ class Builder {
   const HloModule& module_;
   const HloComputation& entry_;  // calls inlined, in program order
   const int64_t inlined_calls_;
+  const std::vector<FlatLoop>& flat_loops_;
+  const int64_t conditionals_laid_out_;
+  const int first_conditional_line_;
   const HloImportOptions& options_;
   HloCostModel cost_;
   Workload workload_;
@@ -96,6 +134,23 @@ class Builder {
   absl::flat_hash_map<int, int> live_until_;
   int memory_space_arrays_ = 0;
   int memory_space_line_ = 0;
+  std::vector<OpenLoop> open_loops_;
+  // In-place updates: an operand's buffer and the output that reuses it,
+  // tied once live ranges are known (ApplyInPlace).
+  struct InPlace {
+    int in = 0;
+    int out = 0;
+    int line = 0;
+    std::string why;
+  };
+  std::vector<InPlace> in_place_;
+  int in_place_refused_ = 0;
+  absl::flat_hash_set<std::string> trip_counts_used_;
+  // The last flat instruction that reads each flat name, views followed
+  // through to what they name (LastUses); ROOT's values: past the end.
+  absl::flat_hash_map<std::string, int> last_use_;
+  absl::flat_hash_set<int> marker_steps_;  // zero time, zero benefit
+  int loop_copies_ = 0;
 };
 
 void Builder::Warn(int line, const std::string& message) {
@@ -115,6 +170,7 @@ std::vector<int> Builder::NewTensors(const HloInstruction& instruction,
                       : absl::StrCat(instruction.name, "{", i, "}");
     tensor.size = shapes[i]->ByteSize();
     tensor.def_time = time;
+    tensor.def_name = instruction.name;
     leaves.push_back(static_cast<int>(tensors_.size()));
     tensors_.push_back(std::move(tensor));
   }
@@ -380,7 +436,7 @@ void Builder::AliasInPlace(const HloInstruction& instruction,
             ? tensors_[out_tensor].defining_buffer
             : -1;
     if (in == operand_buffers.end() || out_buffer < 0) continue;
-    Union(in->second, out_buffer, instruction.line, opcode);
+    in_place_.push_back({in->second, out_buffer, instruction.line, opcode});
   }
 }
 
@@ -411,7 +467,8 @@ void Builder::AliasInputsToOutputs() {
       const int in = tensors_[ins[k]].last_buffer;
       const int out = tensors_[outs[k]].defining_buffer;
       if (in >= 0 && out >= 0) {
-        Union(in, out, module_.header_line, "input_output_alias");
+        in_place_.push_back(
+            {in, out, module_.header_line, "input_output_alias"});
       }
     }
   }
@@ -438,6 +495,196 @@ void Builder::WarnOpaque(const HloInstruction& instruction) {
                     "modelled"));
 }
 
+int Builder::AddMarker(const HloInstruction& instruction,
+                       const std::vector<int>& tensors,
+                       absl::flat_hash_map<int, int>* reads) {
+  const int t = workload_.instructions_size();
+  Instruction* out = workload_.add_instructions();
+  out->set_name(instruction.name);
+  out->set_opcode(instruction.opcode == kLoopEntryOpcode ? "loop-entry"
+                                                          : "loop-exit");
+  out->set_supply_us(0);  // no latency model: zero time, zero benefit
+  marker_steps_.insert(t);
+  for (int tensor : tensors) {
+    if (tensors_[tensor].size > 0 && !reads->contains(tensor)) {
+      (*reads)[tensor] = AddBuffer(tensor, t, /*is_output=*/false);
+    }
+  }
+  return t;
+}
+
+void Builder::EnterLoop(const HloInstruction& entry) {
+  OpenLoop open;
+  for (const FlatLoop& loop : flat_loops_) {
+    if (loop.name + "/entry" == entry.name) open.loop = &loop;
+  }
+  open.state = leaves_.at(entry.operands[0]);
+  // Each element the body changes needs an allocation of its own: where
+  // its initial value is read after the loop, or starts another element
+  // too, XLA's copy insertion copies it first, and so does the import.
+  absl::flat_hash_set<int> seen;
+  for (size_t k = 0; k < open.state.size(); ++k) {
+    const int tensor = open.state[k];
+    const bool first = seen.insert(tensor).second;
+    const bool changed = open.loop == nullptr ||
+                         k >= open.loop->passes_through.size() ||
+                         !open.loop->passes_through[k];
+    if (!changed || tensors_[tensor].size == 0) continue;
+    if (!first || ReadAfter(tensor, open.loop == nullptr ? 0 : open.loop->exit)) {
+      open.state[k] = AddLoopCopy(entry, k, tensor);
+    }
+  }
+  open.entry_step = AddMarker(entry, open.state, &open.entry_read);
+  open.first_buffer = static_cast<int>(buffers_.size());
+  leaves_[entry.name] = open.state;
+  open_loops_.push_back(std::move(open));
+}
+
+int Builder::AddLoopCopy(const HloInstruction& marker, size_t element,
+                         int tensor) {
+  HloInstruction copy;
+  copy.name = absl::StrCat(marker.name, "/copy{", element, "}");
+  copy.opcode = "copy";
+  copy.line = marker.line;
+  const std::string source = absl::StrCat(copy.name, "/operand");
+  leaves_[source] = {tensor};
+  copy.operands = {source};
+  // Any array of the same byte size costs the same: bytes only.
+  copy.shape.element_type = "u8";
+  copy.shape.element_bits = 8;
+  copy.shape.dims = {tensors_[tensor].size};
+  AddInstruction(copy);
+  ++loop_copies_;
+  return leaves_.at(copy.name).front();
+}
+
+void Builder::ExitLoop(const HloInstruction& exit) {
+  OpenLoop open = std::move(open_loops_.back());
+  open_loops_.pop_back();
+  const int first_step = open.entry_step + 1;
+  std::vector<int> result = leaves_.at(exit.operands[0]);
+  // The loop state's reads inside the loop, and the last step of each.
+  absl::flat_hash_map<int, std::vector<int>> reads_inside;
+  absl::flat_hash_map<int, int> last_read;
+  for (int id = open.first_buffer; id < static_cast<int>(buffers_.size());
+       ++id) {
+    const PendingBuffer& buffer = buffers_[id];
+    if (buffer.is_output || !open.entry_read.contains(buffer.tensor)) continue;
+    reads_inside[buffer.tensor].push_back(id);
+    last_read[buffer.tensor] = buffer.time;
+  }
+  // Element k of the state is one allocation for the whole loop: its value
+  // on entry, its reads, the body's new value and what the exit reads.
+  // The new value may take that allocation only if the body defines it
+  // after the old value's last read and no other element took it; else
+  // the body ends with a copy into it, as XLA's copy insertion does.
+  const int last_body_step = workload_.instructions_size() - 1;
+  absl::flat_hash_set<int> taken;
+  std::vector<std::vector<int>> members(result.size());
+  for (size_t k = 0; k < result.size() && k < open.state.size(); ++k) {
+    const int old_value = open.state[k];
+    auto entry_read = open.entry_read.find(old_value);
+    if (entry_read == open.entry_read.end()) continue;  // zero bytes
+    members[k].push_back(entry_read->second);
+    const auto inside = reads_inside.find(old_value);
+    if (inside != reads_inside.end()) {
+      members[k].insert(members[k].end(), inside->second.begin(),
+                        inside->second.end());
+    }
+    int new_value = result[k];
+    if (new_value == old_value) continue;  // passed through unchanged
+    const Tensor& defined = tensors_[new_value];
+    const auto last = last_read.find(old_value);
+    const bool takes_place =
+        defined.def_time >= first_step && defined.def_time <= last_body_step &&
+        (last == last_read.end() || defined.def_time >= last->second) &&
+        defined.defining_buffer >= 0 && !taken.contains(new_value) &&
+        !open.entry_read.contains(new_value);
+    if (!takes_place) {
+      new_value = AddLoopCopy(exit, k, new_value);
+      result[k] = new_value;
+    }
+    taken.insert(new_value);
+    members[k].push_back(tensors_[new_value].defining_buffer);
+  }
+  absl::flat_hash_map<int, int> exit_read;
+  const int exit_step = AddMarker(exit, result, &exit_read);
+  for (size_t k = 0; k < members.size(); ++k) {
+    if (members[k].empty()) continue;
+    const auto read = exit_read.find(result[k]);
+    if (read != exit_read.end()) members[k].push_back(read->second);
+    for (size_t i = 1; i < members[k].size(); ++i) {
+      Union(members[k][i], members[k][0], exit.line, "while");
+    }
+  }
+  leaves_[exit.name] = std::move(result);
+  if (open.loop == nullptr || first_step > exit_step - 1) return;
+  int64_t trips = open.loop->trip_count.trips;
+  if (auto given = options_.trip_counts.find(open.loop->hlo_name);
+      given != options_.trip_counts.end()) {
+    trips = given->second;
+    trip_counts_used_.insert(given->first);
+  } else {
+    WarnTripCount(*open.loop);
+  }
+  Loop* loop = workload_.add_loops();
+  loop->set_name(open.loop->name);
+  loop->set_trip_count(trips);
+  loop->set_first_step(first_step);
+  loop->set_last_step(exit_step - 1);
+}
+
+void Builder::WarnTripCount(const FlatLoop& loop) {
+  const TripCount& count = loop.trip_count;
+  if (!count.known) {
+    Warn(loop.line,
+         absl::StrCat("while '", loop.name,
+                      "': trip count unknown (no known_trip_count, condition "
+                      "not 'counter < constant'); modelled as one trip (give "
+                      "it with --trip-counts ",
+                      loop.hlo_name, "=N)"));
+  } else if (count.upper_bound) {
+    Warn(loop.line, absl::StrCat("while '", loop.name, "': ", count.trips,
+                                 " trips, ", count.how));
+  }
+}
+
+void Builder::LastUses() {
+  const int count = static_cast<int>(entry_.instructions.size());
+  last_use_[entry_.instructions[entry_.root].name] = count;
+  for (int i = count - 1; i >= 0; --i) {
+    const HloInstruction& instruction = entry_.instructions[i];
+    // A view reads nothing itself: what it names is read where it is.
+    int use = i;
+    if (ClassOf(instruction.opcode) == OpcodeClass::kView) {
+      const auto later = last_use_.find(instruction.name);
+      if (later == last_use_.end()) continue;
+      use = later->second;
+    }
+    for (const std::string& operand : instruction.operands) {
+      int& last = last_use_[operand];
+      last = std::max(last, use);
+    }
+  }
+}
+
+bool Builder::ReadAfter(int tensor, int index) const {
+  const auto last = last_use_.find(tensors_[tensor].def_name);
+  return last != last_use_.end() && last->second > index;
+}
+
+void Builder::ApplyInPlace(const std::vector<int>& live_end) {
+  for (const InPlace& pair : in_place_) {
+    const Tensor& operand = tensors_[buffers_[pair.in].tensor];
+    if (operand.program_output ||
+        live_end[buffers_[pair.in].tensor] > buffers_[pair.out].time) {
+      ++in_place_refused_;
+      continue;
+    }
+    Union(pair.in, pair.out, pair.line, pair.why);
+  }
+}
+
 void Builder::EndAsync(const HloInstruction& done) {
   if (done.operands.empty()) return;
   auto reads = async_reads_.find(done.operands[0]);
@@ -460,6 +707,14 @@ void Builder::NoteMemorySpaces(const HloInstruction& instruction) {
 }
 
 absl::Status Builder::Visit(const HloInstruction& instruction) {
+  if (instruction.opcode == kLoopEntryOpcode) {
+    EnterLoop(instruction);
+    return absl::OkStatus();
+  }
+  if (instruction.opcode == kLoopExitOpcode) {
+    ExitLoop(instruction);
+    return absl::OkStatus();
+  }
   NoteMemorySpaces(instruction);
   if (IsAsyncDone(instruction.opcode)) EndAsync(instruction);
   switch (ClassOf(instruction.opcode)) {
@@ -503,6 +758,7 @@ void Builder::Emit(HloImportResult* result) {
   for (const auto& [tensor, until] : live_until_) {
     live_end[tensor] = std::max(live_end[tensor], until);
   }
+  ApplyInPlace(live_end);
   absl::flat_hash_map<int, int> tensor_ids, group_ids;
   absl::flat_hash_map<int, int> group_members;
   for (size_t i = 0; i < buffers_.size(); ++i) {
@@ -524,6 +780,7 @@ void Builder::Emit(HloImportResult* result) {
       buffer->set_alias_id(
           group_ids.emplace(root, group_ids.size()).first->second);
     }
+    if (marker_steps_.contains(pending.time)) buffer->set_benefit_us(0);
     const int start = std::max(tensor.def_time, 0);
     buffer->mutable_live_range()->set_start(start);
     buffer->mutable_live_range()->set_end(
@@ -546,12 +803,28 @@ void Builder::Emit(HloImportResult* result) {
   provenance["buffers"] = std::to_string(workload_.buffers_size());
   provenance["tensors"] = std::to_string(tensor_ids.size());
   provenance["alias_groups"] = std::to_string(group_ids.size());
+  provenance["loops"] = std::to_string(workload_.loops_size());
+  if (loop_copies_ > 0) {
+    provenance["loop_copies"] = std::to_string(loop_copies_);
+  }
+  if (in_place_refused_ > 0) {
+    provenance["in_place_copies"] = std::to_string(in_place_refused_);
+  }
   if (memory_space_arrays_ > 0) {
     Warn(memory_space_line_,
          absl::StrCat(memory_space_arrays_,
                       " arrays carry a memory-space annotation S(n) from an "
                       "earlier memory-space assignment; ignored: the game "
                       "decides placement"));
+  }
+  if (conditionals_laid_out_ > 0) {
+    provenance["conditionals_as_slowest_branch"] =
+        std::to_string(conditionals_laid_out_);
+    Warn(first_conditional_line_,
+         absl::StrCat(conditionals_laid_out_,
+                      " conditionals modelled as their slowest branch (its "
+                      "instructions and buffers run every time; the branch "
+                      "index is not read)"));
   }
   for (const std::string& warning : cost_.warnings()) {
     warnings_.push_back(warning);
@@ -574,6 +847,7 @@ absl::StatusOr<HloImportResult> Builder::Build() {
   }
   workload_.set_memory_size(memory_size);
   workload_.set_alignment(options_.alignment);
+  LastUses();
   for (const HloInstruction& instruction : entry_.instructions) {
     RETURN_IF_ERROR(Visit(instruction));
   }
@@ -583,6 +857,18 @@ absl::StatusOr<HloImportResult> Builder::Build() {
         entry_.name,
         "' does no work (only parameters, constants and views): nothing to "
         "import"));
+  }
+  for (const auto& [name, trips] : options_.trip_counts) {
+    if (!trip_counts_used_.contains(name)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          options_.source_name, ": trip count given for '", name,
+          "', which is not a while loop laid out in the program"));
+    }
+    if (trips < 1 || trips > kMaxTripCount) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(options_.source_name, ": trip count of '", name,
+                       "' must be in [1, 2^31], got ", trips));
+    }
   }
   AliasInputsToOutputs();
   HloImportResult result;

@@ -200,6 +200,7 @@ absl::StatusOr<std::unique_ptr<BrkgaSolver>> BrkgaSolver::Create(
                    reader.GetDouble("elite_bias", options.elite_bias, 0, 1));
   ASSIGN_OR_RETURN(const int64_t warm, reader.GetInt("warm_start", 1, 0, 1));
   options.warm_start = warm == 1;
+  ASSIGN_OR_RETURN(options.start, ReadSearchStart(reader));
   RETURN_IF_ERROR(reader.CheckNoUnknownKeys());
   const Sizes sizes = SizesOf(options);
   if (sizes.elite >= sizes.population ||
@@ -223,15 +224,21 @@ absl::StatusOr<Solution> BrkgaSolver::Solve(
     const SolverBudget& budget) {
   RETURN_IF_ERROR(SearchBudget::Check(budget));
   const int64_t dim = PreferenceDecoder::NumKeys(*program);
+  SearchBudget search(budget);
   std::vector<std::vector<float>> warm;
   if (options_.warm_start) {
-    for (const Solution& solution : warm_starts_) {
+    std::vector<Solution> starts = warm_starts_;
+    if (starts.empty()) {
+      ASSIGN_OR_RETURN(const std::optional<Solution> start,
+                       PlaySearchStart(options_.start, program, budget));
+      if (start) starts.push_back(*start);
+    }
+    for (const Solution& solution : starts) {
       warm.push_back(ChromosomeOf(solution, dim));
     }
     warm.push_back(RowsOf(kFastFirst, dim));
     warm.push_back(RowsOf(kCopyFirst, dim));
   }
-  SearchBudget search(budget);
   BrkgaRun run(options_, program, budget, std::move(warm));
   run.Run(search);
   return FinishSearch(search, run.best(), run.generations(), effective_, name(),

@@ -14,7 +14,11 @@
 //   elite_bias       P(key from the elite parent)        default 0.7
 //   warm_start       1: the first generation also holds  default 1
 //                    the greedy fast-first and copy-first chromosomes
-//                    (and any AddWarmStart solutions); 0: all random
+//                    (and the start and any AddWarmStart solutions);
+//                    0: all random
+//   start            heuristic or none (search_start.h)  default heuristic
+//                    (played only when warm_start is 1 and no
+//                    AddWarmStart solution was given)
 //
 // Determinism: chromosome i of generation g draws its keys from (seed, g, i),
 // so a seed gives the same answer with any number of threads under an
@@ -28,6 +32,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/solvers/search_start.h"
 #include "common/solvers/solver.h"
 
 namespace mmapzero::solvers {
@@ -38,6 +43,7 @@ struct BrkgaOptions {
   double mutant_fraction = 0.1;
   double elite_bias = 0.7;
   bool warm_start = true;
+  SearchStart start = SearchStart::kHeuristic;
 };
 
 class BrkgaSolver : public Solver {

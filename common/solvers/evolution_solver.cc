@@ -19,6 +19,10 @@ namespace {
 
 // Initial preferences per action (Copy, NoCopy, Drop).
 constexpr float kPrior[game::kNumActions] = {0.2f, 0.3f, 0.0f};
+// What a start solution's action gets on top: more than any two priors
+// differ, so theta decodes to the start, and a few sigma, so the search
+// soon tries other actions.
+constexpr float kStartBias = 0.4f;
 
 // Centred ranks of `values`: the lowest -0.5, the highest +0.5 (ties by
 // index), as in Salimans et al.
@@ -43,7 +47,7 @@ class EvolutionRun {
  public:
   EvolutionRun(const EvolutionOptions& options,
                const std::shared_ptr<const game::Program>& program,
-               const SolverBudget& budget)
+               const SolverBudget& budget, const Solution* start)
       : options_(options),
         budget_(budget),
         dim_(PreferenceDecoder::NumKeys(*program)),
@@ -53,6 +57,14 @@ class EvolutionRun {
         pool_(budget.threads) {
     for (int64_t i = 0; i < dim_; ++i)
       theta_[i] = kPrior[i % game::kNumActions];
+    if (start != nullptr) {
+      for (const BufferDecision& decision : start->decisions()) {
+        const int64_t key = int64_t{game::kNumActions} * decision.buffer_id() +
+                            static_cast<int>(decision.action());
+        if (decision.buffer_id() >= 0 && key < dim_) theta_[key] += kStartBias;
+      }
+      best_.Offer(*start);
+    }
     for (int w = 0; w < pool_.threads(); ++w) {
       decoders_.emplace_back(program);
       scratch_.emplace_back(dim_);
@@ -156,6 +168,7 @@ absl::StatusOr<std::unique_ptr<EvolutionSolver>> EvolutionSolver::Create(
   ASSIGN_OR_RETURN(
       options.learning_rate,
       reader.GetDouble("learning_rate", options.learning_rate, 1e-9, 1e3));
+  ASSIGN_OR_RETURN(options.start, ReadSearchStart(reader));
   RETURN_IF_ERROR(reader.CheckNoUnknownKeys());
   return std::unique_ptr<EvolutionSolver>(
       new EvolutionSolver(options, reader.effective()));
@@ -166,7 +179,11 @@ absl::StatusOr<Solution> EvolutionSolver::Solve(
     const SolverBudget& budget) {
   RETURN_IF_ERROR(SearchBudget::Check(budget));
   SearchBudget search(budget);
-  EvolutionRun run(options_, program, budget);
+  std::optional<Solution> start = start_from_;
+  if (!start) {
+    ASSIGN_OR_RETURN(start, PlaySearchStart(options_.start, program, budget));
+  }
+  EvolutionRun run(options_, program, budget, start ? &*start : nullptr);
   run.Run(search);
   return FinishSearch(search, run.best(), run.generations(), effective_, name(),
                       budget);

@@ -11,8 +11,11 @@
 //   population     perturbations per generation, even      default 32
 //   sigma          perturbation scale                      default 0.1
 //   learning_rate  step along the rank-weighted gradient   default 0.05
-// theta starts at NoCopy 0.3, Copy 0.2, Drop 0 for every buffer: a greedy
-// "keep it in fast memory" game that the search then learns to break.
+//   start          heuristic or none (search_start.h)      default heuristic
+// With start=none theta starts at NoCopy 0.3, Copy 0.2, Drop 0 for every
+// buffer: a greedy "keep it in fast memory" game that the search then
+// learns to break. With start=heuristic (or StartFrom) the action a start
+// solution took gets kStartBias more, so theta decodes to that solution.
 //
 // Determinism: eps of pair k in generation g is drawn from (seed, g, k) and
 // results are stored by index, so a seed gives the same answer with any
@@ -22,9 +25,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/solvers/search_start.h"
 #include "common/solvers/solver.h"
 
 namespace mmapzero::solvers {
@@ -33,12 +38,17 @@ struct EvolutionOptions {
   int64_t population = 32;
   double sigma = 0.1;
   double learning_rate = 0.05;
+  SearchStart start = SearchStart::kHeuristic;
 };
 
 class EvolutionSolver : public Solver {
  public:
   static absl::StatusOr<std::unique_ptr<EvolutionSolver>> Create(
       const SolverSettings& settings);
+
+  // The next Solve() calls start from `solution` (a valid solution of the
+  // program to be solved) instead of playing the heuristic.
+  void StartFrom(const Solution& solution) { start_from_ = solution; }
 
   absl::StatusOr<Solution> Solve(
       const std::shared_ptr<const game::Program>& program,
@@ -51,6 +61,7 @@ class EvolutionSolver : public Solver {
 
   EvolutionOptions options_;
   SolverSettings effective_;
+  std::optional<Solution> start_from_;
 };
 
 }  // namespace mmapzero::solvers

@@ -12,6 +12,8 @@
 #include "absl/time/clock.h"
 #include "common/base/status_macros.h"
 #include "common/solvers/best_solution.h"
+#include "common/solvers/brkga_solver.h"
+#include "common/solvers/evolution_solver.h"
 #include "common/solvers/search_budget.h"
 #include "common/solvers/solver_factories.h"
 #include "common/solvers/solver_settings.h"
@@ -126,8 +128,10 @@ class Race {
 
 absl::StatusOr<std::unique_ptr<RaceSolver>> RaceSolver::Create(
     const SolverSettings& settings) {
-  RETURN_IF_ERROR(SettingsReader("race", settings).CheckNoUnknownKeys());
-  return std::unique_ptr<RaceSolver>(new RaceSolver());
+  SettingsReader reader("race", settings);
+  ASSIGN_OR_RETURN(const SearchStart start, ReadSearchStart(reader));
+  RETURN_IF_ERROR(reader.CheckNoUnknownKeys());
+  return std::unique_ptr<RaceSolver>(new RaceSolver(start));
 }
 
 absl::StatusOr<Solution> RaceSolver::Solve(
@@ -137,16 +141,28 @@ absl::StatusOr<Solution> RaceSolver::Solve(
   const absl::Time start = absl::Now();
   // An evaluation limit of one leaves BRKGA none (0 would mean no limit).
   const int searches = budget.max_evaluations == 1 ? 1 : kSearches;
-  std::array<std::unique_ptr<Solver>, kSearches> solvers;
-  for (int i = 0; i < searches; ++i) {
-    ASSIGN_OR_RETURN(solvers[i], MakeSolver(kSearchNames[i], {}));
+  // Both searches start from one play of the heuristic.
+  ASSIGN_OR_RETURN(const std::optional<Solution> heuristic,
+                   PlaySearchStart(start_, program, budget));
+  const SolverSettings own_start = {{"start", "none"}};
+  ASSIGN_OR_RETURN(std::unique_ptr<EvolutionSolver> es,
+                   EvolutionSolver::Create(own_start));
+  ASSIGN_OR_RETURN(std::unique_ptr<BrkgaSolver> brkga,
+                   BrkgaSolver::Create(own_start));
+  if (heuristic) {
+    es->StartFrom(*heuristic);
+    brkga->AddWarmStart(*heuristic);
   }
+  std::array<std::unique_ptr<Solver>, kSearches> solvers = {std::move(es),
+                                                            std::move(brkga)};
+  const absl::Duration left = std::max(absl::ZeroDuration(),
+                                       budget.wall_time - (absl::Now() - start));
 
   Race race(searches);
   std::array<SolverBudget, kSearches> budgets;
   for (int i = 0; i < searches; ++i) {
     SolverBudget& own = budgets[i];
-    own.wall_time = budget.wall_time;
+    own.wall_time = left;
     own.threads = std::max(
         1, i == 0 ? budget.threads / 2 : budget.threads - budget.threads / 2);
     own.seed = budget.seed;

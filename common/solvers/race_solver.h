@@ -11,8 +11,10 @@
 // thread, once per question of either, so the caller's callback runs on
 // the thread that called Solve() as solver.h promises.
 //
-// Settings: none (each search runs with its defaults). Solution.solver
-// settings: `es` and `brkga` (each one's normalised return) and `winner`.
+// Settings: `start` (search_start.h, default heuristic): the heuristic is
+// played once and both searches start from its solution; otherwise each
+// runs with its defaults. Solution.solver settings: `es` and `brkga` (each
+// one's normalised return) and `winner`.
 #ifndef MMAPZERO_COMMON_SOLVERS_RACE_SOLVER_H_
 #define MMAPZERO_COMMON_SOLVERS_RACE_SOLVER_H_
 
@@ -20,13 +22,14 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/solvers/search_start.h"
 #include "common/solvers/solver.h"
 
 namespace mmapzero::solvers {
 
 class RaceSolver : public Solver {
  public:
-  // InvalidArgument for any setting.
+  // InvalidArgument for any setting but `start`.
   static absl::StatusOr<std::unique_ptr<RaceSolver>> Create(
       const SolverSettings& settings);
 
@@ -36,7 +39,9 @@ class RaceSolver : public Solver {
   std::string name() const override { return "race"; }
 
  private:
-  RaceSolver() = default;
+  explicit RaceSolver(SearchStart start) : start_(start) {}
+
+  SearchStart start_;
 };
 
 }  // namespace mmapzero::solvers

@@ -187,8 +187,32 @@ TEST(SearchSolverTest, BrkgaImprovesOnFirstGeneration) {
   EXPECT_GT(later.normalised_return(), first.normalised_return());
 }
 
+// Every search starts where the agent's jobs start, from the heuristic's
+// plan: its first generation already holds it, so one generation ends at
+// or above the heuristic; start=none starts from the search's own greedy
+// point and falls below it on these examples.
+TEST(SearchSolverTest, SearchesStartFromTheHeuristic) {
+  for (const char* name : {"small", "medium"}) {
+    const Example& example = LoadExample(name);
+    const double heuristic =
+        SolveOrDie("heuristic", example, 0, 1, 1).normalised_return();
+    for (const char* search : {"es", "brkga", "race"}) {
+      const Solution solution = SolveOrDie(search, example, 2, 1, 3);
+      EXPECT_GE(solution.normalised_return(), heuristic) << search << name;
+      EXPECT_TRUE(validate::ValidateSolution(example.workload, solution).ok)
+          << search << name;
+    }
+    EXPECT_LT(SolveOrDie("es", example, 2, 1, 3, {{"start", "none"}})
+                  .normalised_return(),
+              heuristic)
+        << name;
+  }
+}
+
 TEST(SearchSolverTest, RejectsBadSettings) {
   const std::vector<std::pair<std::string, SolverSettings>> bad = {
+      {"es", {{"start", "random"}}},
+      {"race", {{"start", "greedy"}}},
       {"es", {{"population", "7"}}},
       {"es", {{"population", "many"}}},
       {"es", {{"sigma", "-1"}}},

@@ -1,5 +1,6 @@
 #include "common/solvers/solver_settings.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -47,6 +48,22 @@ absl::StatusOr<double> SettingsReader::GetDouble(const std::string& key,
     if (value < min || value > max) return OutOfRange(key, it->second, range);
   }
   effective_[key] = absl::StrCat(value);
+  return value;
+}
+
+absl::StatusOr<std::string> SettingsReader::GetChoice(
+    const std::string& key, const std::string& fallback,
+    const std::vector<std::string>& choices) {
+  known_.insert(key);
+  std::string value = fallback;
+  if (auto it = settings_.find(key); it != settings_.end()) {
+    value = it->second;
+    if (std::find(choices.begin(), choices.end(), value) == choices.end()) {
+      return OutOfRange(key, value,
+                        absl::StrCat("one of ", absl::StrJoin(choices, ", ")));
+    }
+  }
+  effective_[key] = value;
   return value;
 }
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -30,6 +31,10 @@ class SettingsReader {
   // The real setting `key` in [min, max], or `fallback` when absent.
   absl::StatusOr<double> GetDouble(const std::string& key, double fallback,
                                    double min, double max);
+  // The setting `key`, one of `choices`, or `fallback` when absent.
+  absl::StatusOr<std::string> GetChoice(const std::string& key,
+                                        const std::string& fallback,
+                                        const std::vector<std::string>& choices);
   // InvalidArgument naming the first key no Get* asked for, with the known
   // keys; call after reading every setting.
   absl::Status CheckNoUnknownKeys() const;

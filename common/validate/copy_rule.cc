@@ -7,10 +7,10 @@ namespace mmapzero::validate {
 // search stops there.
 std::optional<int> LatestPrefetchStart(const SupplyLedger& ledger,
                                        const CopyIntervalSet& intervals,
-                                       int use_time, int live_start,
+                                       int use_time, int earliest,
                                        double demand) {
   double available = 0.0;
-  for (int s = use_time - 1; s >= live_start && s >= 0; --s) {
+  for (int s = use_time - 1; s >= earliest && s >= 0; --s) {
     if (s < use_time - 1 && intervals.PairOwner(s) >= 0) break;
     available += ledger.Remaining(s);
     if (CoversDemand(available, demand)) return s;
@@ -20,10 +20,10 @@ std::optional<int> LatestPrefetchStart(const SupplyLedger& ledger,
 
 std::optional<int> EarliestWriteBackEnd(const SupplyLedger& ledger,
                                         const CopyIntervalSet& intervals,
-                                        int write_time, int num_steps,
+                                        int write_time, int end,
                                         double demand) {
   double available = 0.0;
-  for (int e = write_time + 1; e < num_steps; ++e) {
+  for (int e = write_time + 1; e < end; ++e) {
     if (e > write_time + 1 && intervals.PairOwner(e - 1) >= 0) break;
     available += ledger.Remaining(e);
     if (CoversDemand(available, demand)) return e;

@@ -1,5 +1,6 @@
 #include "common/validate/decision_replay.h"
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <string>
@@ -213,6 +214,16 @@ class Replay {
                           " must end right before the use at ", use));
       shape_ok = false;
     }
+    const LoopNest& loops = latency_.loops();
+    if (steps.first < loops.RunStart(use) || steps.last > loops.RunEnd(use)) {
+      Report(b, kRuleIntervalShape,
+             absl::StrCat("copy steps ", Show(steps), " leave the steps ",
+                          Show(loops.RunStart(use), loops.RunEnd(use)),
+                          " that share step ", use,
+                          "'s loops: a copy never crosses a loop's boundary "
+                          "(rules §7)"));
+      shape_ok = false;
+    }
     const LiveRange& live = buffer.live_range();
     if (!buffer.is_output() && steps.first < live.start()) {
       Report(b, kRuleIntervalShape,
@@ -231,11 +242,16 @@ class Replay {
                   bool check_rule) {
     const Buffer& buffer = workload_.buffers(b);
     const bool output = buffer.is_output();
+    // A copy stays inside its step's run (rules §7).
+    const int use = buffer.target_time();
+    const LoopNest& loops = latency_.loops();
     const std::optional<int> rule =
-        output ? EarliestWriteBackEnd(ledger_, intervals_, buffer.target_time(),
-                                      num_steps_, demand)
-               : LatestPrefetchStart(ledger_, intervals_, buffer.target_time(),
-                                     buffer.live_range().start(), demand);
+        output ? EarliestWriteBackEnd(ledger_, intervals_, use,
+                                      loops.RunEnd(use) + 1, demand)
+               : LatestPrefetchStart(
+                     ledger_, intervals_, use,
+                     std::max(buffer.live_range().start(), loops.RunStart(use)),
+                     demand);
     bool legal = true;
     if (const std::optional<int> k =
             intervals_.FirstSharedPair(steps.first, steps.last)) {

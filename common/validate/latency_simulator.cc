@@ -16,10 +16,12 @@ namespace {
 // step that waits for them. Index lists are in decision order.
 struct CopyPlan {
   std::vector<double> duration;                    // by copy
+  std::vector<double> repeat;  // by copy: runs per run of the program
   std::vector<std::vector<int>> prefetch_issue;    // at the start of t
   std::vector<std::vector<int>> write_back_issue;  // at the end of t
-  std::vector<std::vector<int>> needed_by;  // finished before t starts; T:
-                                            // before the program ends
+  std::vector<std::vector<int>> prefetch_due;      // finished before t starts
+  std::vector<std::vector<int>> write_back_due;    // finished after t ends,
+                                                   // before the next step
   int num_prefetches = 0;
   int num_write_backs = 0;
 };
@@ -53,7 +55,8 @@ absl::StatusOr<CopyPlan> PlanCopies(
   CopyPlan plan;
   plan.prefetch_issue.resize(num_steps);
   plan.write_back_issue.resize(num_steps);
-  plan.needed_by.resize(num_steps + 1);
+  plan.prefetch_due.resize(num_steps);
+  plan.write_back_due.resize(num_steps);
   for (int b : DecisionOrder(workload)) {
     const BufferDecision* d = decision_of[b];
     if (d == nullptr || d->action() != COPY || latency.Demand(b) <= 0) {
@@ -66,6 +69,7 @@ absl::StatusOr<CopyPlan> PlanCopies(
     const Buffer& buffer = workload.buffers(b);
     const int copy = static_cast<int>(plan.duration.size());
     plan.duration.push_back(latency.Demand(b));
+    plan.repeat.push_back(latency.Repeat(buffer.target_time()));
     if (buffer.is_output()) {
       const int last =
           d->has_interval_end() ? d->interval_end() : d->copy_end();
@@ -73,7 +77,7 @@ absl::StatusOr<CopyPlan> PlanCopies(
         return DecisionError(b, "allocation interval ends outside [d, T-1]");
       }
       plan.write_back_issue[buffer.target_time()].push_back(copy);
-      plan.needed_by[last + 1].push_back(copy);
+      plan.write_back_due[last].push_back(copy);
       ++plan.num_write_backs;
     } else {
       if (d->copy_start() >= buffer.target_time()) {
@@ -81,7 +85,7 @@ absl::StatusOr<CopyPlan> PlanCopies(
                              "prefetch copy steps start at or after the use");
       }
       plan.prefetch_issue[d->copy_start()].push_back(copy);
-      plan.needed_by[buffer.target_time()].push_back(copy);
+      plan.prefetch_due[buffer.target_time()].push_back(copy);
       ++plan.num_prefetches;
     }
   }
@@ -117,7 +121,7 @@ class DmaEngine {
     for (int copy : copies) {
       free_at_ = std::max(free_at_, now) + plan_.duration[copy];
       finish_[copy] = free_at_;
-      busy_ += plan_.duration[copy];
+      busy_ += plan_.duration[copy] * plan_.repeat[copy];
     }
   }
 
@@ -153,21 +157,36 @@ absl::StatusOr<SimulationResult> SimulateSolution(const Workload& workload,
   SimulationResult result;
   result.stall_by_instruction_us.assign(num_steps, 0.0);
   DmaEngine dma(plan);
+  // `previous_end` is the clock of one pass over the steps, each loop's
+  // body once: every copy stays inside its step's run, so the DMA engine is
+  // idle whenever a loop starts or ends and every trip runs alike. A wait
+  // or instruction time therefore counts its step's repeat times.
   double previous_end = 0.0;
   for (int t = 0; t < num_steps; ++t) {
-    if (t > 0) dma.Issue(plan.write_back_issue[t - 1], previous_end);
-    const double start = dma.Await(plan.needed_by[t], previous_end);
-    result.stall_by_instruction_us[t] = start - previous_end;
-    result.stall_us += start - previous_end;
-    dma.Issue(plan.prefetch_issue[t], start);
-    previous_end = start + times[t];
-    result.compute_us += times[t];
+    double start = previous_end;
+    if (t > 0) {
+      dma.Issue(plan.write_back_issue[t - 1], previous_end);
+      const double drained = dma.Await(plan.write_back_due[t - 1], start);
+      const double wait = latency.Repeat(t - 1) * (drained - start);
+      result.stall_by_instruction_us[t] += wait;
+      result.stall_us += wait;
+      start = drained;
+    }
+    const double ready = dma.Await(plan.prefetch_due[t], start);
+    const double wait = latency.Repeat(t) * (ready - start);
+    result.stall_by_instruction_us[t] += wait;
+    result.stall_us += wait;
+    dma.Issue(plan.prefetch_issue[t], ready);
+    previous_end = ready + times[t];
+    result.compute_us += latency.Repeat(t) * times[t];
   }
   dma.Issue(plan.write_back_issue[num_steps - 1], previous_end);
-  const double end = dma.Await(plan.needed_by[num_steps], previous_end);
-  result.final_drain_us = end - previous_end;
+  const double end = dma.Await(plan.write_back_due[num_steps - 1], previous_end);
+  result.final_drain_us = latency.Repeat(num_steps - 1) * (end - previous_end);
   result.stall_us += result.final_drain_us;
-  result.latency_us = end;
+  result.latency_us = latency.loops().has_loops()
+                          ? result.compute_us + result.stall_us
+                          : end;
   result.dma_busy_us = dma.busy();
   result.num_prefetches = plan.num_prefetches;
   result.num_write_backs = plan.num_write_backs;

@@ -24,6 +24,13 @@
 //    and among themselves in decision order.
 //  - A wait before an instruction starts is a stall. Latency = the end of the
 //    program = sum_t L_t(S_t) + all stalls (final drain included).
+//  - Loops (rules §7): a step inside loops runs its repeat times, and so do
+//    its waits. No copy crosses a loop's boundary, so every copy a trip
+//    issues has finished when the trip ends and each trip runs exactly like
+//    the first: one pass over the steps, each time and wait weighed by its
+//    step's repeat, is the unrolled program's timeline. Waits for
+//    write-backs due after step e count as e's; those for prefetches as
+//    their use's.
 // Not modelled: DMA traffic slowing the instructions down (the copy
 // bandwidth is its own), copies of one tensor waiting for each other beyond
 // the FIFO order, and any cost of NoCopy or Drop.
@@ -40,13 +47,15 @@ namespace mmapzero::validate {
 
 struct SimulationResult {
   double latency_us = 0.0;      // end of the program, stalls included
-  double compute_us = 0.0;      // sum_t L_t(S_t), the modelled latency
+  double compute_us = 0.0;      // sum_t repeat_t L_t(S_t), the modelled latency
   double stall_us = 0.0;        // latency_us - compute_us
   double final_drain_us = 0.0;  // part of stall_us after the last instruction
-  double dma_busy_us = 0.0;     // sum of the copies' durations
+  double dma_busy_us = 0.0;     // sum of the copies' durations, every trip
+  // Copies the solution plans; one inside a loop runs on every trip.
   int num_prefetches = 0;
   int num_write_backs = 0;
-  // Wait before instruction t starts, indexed by t (final drain excluded).
+  // Wait before instruction t starts over the whole run, indexed by t
+  // (final drain excluded).
   std::vector<double> stall_by_instruction_us;
 };
 

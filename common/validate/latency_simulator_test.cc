@@ -145,5 +145,30 @@ TEST(LatencySimulatorTest, RejectsCopyWithoutCopySteps) {
   EXPECT_THAT(result.status().message(), HasSubstr("buffer 0: COPY needs"));
 }
 
+// Rules §7: steps [1, 2] are a loop of 5 trips; every step takes 1 us. p
+// (operand at 2, demand 3) is prefetched inside the loop over step [1, 1]:
+// issued at the start of 1, it lands 2 us after step 2 could start, on
+// every trip. Latency 1 + 5 x (1 + 2 + 1) = 21 us; the DMA engine is busy
+// 5 x 3 us; the unrolled program would stall 5 times.
+TEST(LatencySimulatorTest, StallsInsideALoopOnEveryTrip) {
+  Workload workload = ThreeUnitSteps();
+  Loop* loop = workload.add_loops();
+  loop->set_first_step(1);
+  loop->set_last_step(2);
+  loop->set_trip_count(5);
+  AddBuffer(&workload, {0, false, 2, 10, 0, 2, 3.0, 0.0});
+  Solution solution;
+  *solution.add_decisions() = Copy(0, 0, 1, 2, 1, 1);
+  const absl::StatusOr<SimulationResult> result =
+      SimulateSolution(workload, solution);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_THAT(result->stall_by_instruction_us, ElementsAre(0, 0, 10));
+  EXPECT_DOUBLE_EQ(result->compute_us, 11.0);
+  EXPECT_DOUBLE_EQ(result->stall_us, 10.0);
+  EXPECT_DOUBLE_EQ(result->latency_us, 21.0);
+  EXPECT_DOUBLE_EQ(result->dma_busy_us, 15.0);
+  EXPECT_EQ(result->num_prefetches, 1);
+}
+
 }  // namespace
 }  // namespace mmapzero::validate

@@ -1,7 +1,8 @@
 // The figures of a complete game under the workload's latency model (spec
 // 4.6 and 6), from the sets S_t of buffers each instruction finds in fast
-// memory. Return and latency are summed per instruction, so they do not
-// depend on the order the buffers were decided in.
+// memory. Return and latency are summed per instruction, each weighed by
+// how often it runs (rules §7), so they do not depend on the order the
+// buffers were decided in.
 #ifndef MMAPZERO_COMMON_VALIDATE_MODELLED_FIGURES_H_
 #define MMAPZERO_COMMON_VALIDATE_MODELLED_FIGURES_H_
 

@@ -11,7 +11,8 @@ constexpr double kFlopsPerUsPerTflops = 1e6;
 
 }  // namespace
 
-ReferenceLatency::ReferenceLatency(const Workload& workload) {
+ReferenceLatency::ReferenceLatency(const Workload& workload)
+    : loops_(workload) {
   const int num_steps = workload.instructions_size();
   const int num_buffers = workload.buffers_size();
   const HardwareProfile& hw = workload.hardware();

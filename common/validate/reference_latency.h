@@ -13,12 +13,15 @@
 //    benefit_us of every unlisted buffer in S.
 // Features when the proto leaves them out: demand_b = size_b / copy
 // bandwidth, benefit_b = L_t({}) - L_t({b}), supply_t = L_t(all of t).
+// Every figure here is per execution of its step; Repeat(t) says how often
+// step t runs (rules §7), and callers weigh by it.
 #ifndef MMAPZERO_COMMON_VALIDATE_REFERENCE_LATENCY_H_
 #define MMAPZERO_COMMON_VALIDATE_REFERENCE_LATENCY_H_
 
 #include <vector>
 
 #include "absl/types/span.h"
+#include "common/workload/loop_nest.h"
 #include "proto/workload.pb.h"
 
 namespace mmapzero::validate {
@@ -45,12 +48,18 @@ class ReferenceLatency {
   double Demand(int b) const { return demand_[b]; }    // us
   double Benefit(int b) const { return benefit_[b]; }  // us
 
+  // The program's loops (rules §7): how often each step runs, and the run
+  // of steps a copy for it stays inside.
+  const LoopNest& loops() const { return loops_; }
+  double Repeat(int t) const { return loops_.Repeat(t); }
+
  private:
   enum class Model { kStatic, kRoofline, kMeasured };
 
   // L_t(S) with S given as one flag per entry of BuffersOf(t).
   double LatencyOfMembership(int t, const std::vector<char>& in_fast) const;
 
+  LoopNest loops_;
   std::vector<std::vector<int>> buffers_of_;
   std::vector<Model> model_;
   std::vector<double> compute_us_;                // roofline

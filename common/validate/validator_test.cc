@@ -453,5 +453,30 @@ TEST(ValidatorTest, ValidatesTwentyThousandBuffersQuickly) {
                              Field(&Violation::rule, kRuleAllocationOverlap))));
 }
 
+// Rules §7 on FourStepWorkload with steps [1, 2] a loop of 3 trips: b0's
+// prefetch over [0, 1] for its use at 2 starts outside the loop, which the
+// validator names; the figures count the loop's steps 3 times.
+TEST(ValidatorTest, ReportsACopyThatCrossesALoopBoundary) {
+  Workload workload = FourStepWorkload();
+  Loop* loop = workload.add_loops();
+  loop->set_first_step(1);
+  loop->set_last_step(2);
+  loop->set_trip_count(3);
+  const ValidationReport report = ValidateSolution(workload, FourStepSolution());
+  EXPECT_FALSE(report.ok);
+  bool named = false;
+  for (const Violation& violation : report.violations) {
+    named |= violation.buffer_id == 0 &&
+             violation.message.find("copy steps [0, 1] leave the steps [1, 2]") !=
+                 std::string::npos &&
+             violation.message.find("never crosses a loop's boundary") !=
+                 std::string::npos;
+  }
+  EXPECT_TRUE(named) << FormatViolation(report.violations.front());
+  // All-slow [2, 7, 6, 4] with steps 1 and 2 three times: 2 + 21 + 18 + 4.
+  EXPECT_DOUBLE_EQ(report.all_slow_latency_us, 45.0);
+  EXPECT_DOUBLE_EQ(report.all_fast_latency_us, 1 + 3 + 3 + 1);
+}
+
 }  // namespace
 }  // namespace mmapzero::validate

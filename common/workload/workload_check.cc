@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/base/status_macros.h"
+#include "common/workload/loop_nest.h"
 #include "common/workload/workload_limits.h"
 
 namespace mmapzero {
@@ -302,6 +303,7 @@ absl::Status CheckWorkload(const Workload& workload) {
                         "the buffers' sizes together pass 2^60 bytes");
     }
   }
+  RETURN_IF_ERROR(CheckLoops(workload));
   return CheckAliasGroups(workload);
 }
 

@@ -18,6 +18,11 @@ inline constexpr int64_t kMaxBytes = int64_t{1} << 48;
 inline constexpr int64_t kMaxTotalBufferBytes = int64_t{1} << 60;
 inline constexpr int kMaxInstructions = 1 << 24;
 inline constexpr int kMaxBuffers = 1 << 24;
+// A loop's trip count, and the repeat of a step (the product of the trip
+// counts of the loops around it): far beyond any real program, and small
+// enough that a latency times its repeat stays a finite double.
+inline constexpr int64_t kMaxTripCount = int64_t{1} << 31;
+inline constexpr double kMaxRepeat = 1e12;
 // Names, opcodes and provenance entries, in bytes.
 inline constexpr int kMaxNameLength = 4096;
 

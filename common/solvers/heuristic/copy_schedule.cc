@@ -13,8 +13,7 @@ bool CopySchedule::Apply(Entry* e) {
   const CopyRequest& r = e->request;
   game::CopyInterval interval;
   if (r.write_back) {
-    if (!ledger_.FindWriteBack(r.time, ledger_.num_steps() - 1, r.demand_us,
-                               &interval)) {
+    if (!ledger_.FindWriteBack(r.time, r.upper, r.demand_us, &interval)) {
       return false;
     }
     if (!interval.empty() && interval.last > e->limit) return false;

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <vector>
 
 #include "common/game/copy_ledger.h"
@@ -24,9 +25,12 @@ namespace mmapzero::solvers {
 struct CopyRequest {
   int32_t position = 0;  // the buffer's index in decision order
   int32_t time = 0;      // use (prefetch) or definition (write-back)
-  int32_t lower = 0;     // a prefetch starts no earlier (live range start)
+  int32_t lower = 0;     // a prefetch starts no earlier (live range start,
+                         // the first step of the use's run: rules §7)
   double demand_us = 0;
   bool write_back = false;
+  // A write-back ends no later: the last step of its run (rules §7).
+  int32_t upper = std::numeric_limits<int32_t>::max();
 };
 
 class CopySchedule {

@@ -94,10 +94,15 @@ class Planner {
     profile_.Add(first, last, Bytes(b));
     reservations_.push_back({first, last, Bytes(b)});
   }
+  // The first step a prefetch for `b` may start at: the tensor exists and
+  // the copy stays inside the use's run (rules §7).
+  int32_t PrefetchLower(const BufferInfo& b) const {
+    return std::max(b.live_start, program_.instruction(b.target_time).run_start);
+  }
   CopyRequest Request(int32_t id) const {
     const BufferInfo& b = program_.buffer(id);
-    return {position_[id], b.target_time, b.live_start, b.demand_us,
-            b.is_output};
+    return {position_[id], b.target_time, PrefetchLower(b), b.demand_us,
+            b.is_output, program_.instruction(b.target_time).run_end};
   }
 
   // Plans every tensor of `set`; false when an alias group decided fast
@@ -207,10 +212,11 @@ class Planner {
     // Prefetch: the engine takes the latest copy start its supply allows;
     // the reservation starts at the picker's first candidate that fits
     // (never after the engine's start).
-    const int32_t earliest = std::max(
-        b.live_start, picker_->EarliestStart(b.demand_us, u, b.live_start));
+    const int32_t lower = PrefetchLower(b);
+    const int32_t earliest =
+        std::max(lower, picker_->EarliestStart(b.demand_us, u, lower));
     const std::vector<int32_t> starts =
-        picker_->PrefetchStarts(b.demand_us, u, b.live_start);
+        picker_->PrefetchStarts(b.demand_us, u, lower);
     int32_t reserved = u;
     const bool prefetched = schedule_.Insert(
         Request(id), [&](const CopyInterval& interval, int32_t* limit) {
@@ -218,7 +224,7 @@ class Planner {
           if (copy_start < earliest) return false;
           int32_t failed = std::numeric_limits<int32_t>::min();
           for (int32_t start : starts) {
-            start = std::max(std::min(start, copy_start), b.live_start);
+            start = std::max(std::min(start, copy_start), lower);
             if (start <= failed) continue;  // a longer one cannot fit either
             if (Fits(b, start, u)) {
               reserved = *limit = start;
