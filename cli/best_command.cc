@@ -15,6 +15,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/job_client.h"
+#include "cli/latency_report.h"
 #include "cli/solution_summary.h"
 #include "common/base/atomic_file.h"
 #include "common/base/status_macros.h"
@@ -80,8 +81,10 @@ absl::Status RunBest(const Args& args) {
   ASSIGN_OR_RETURN(auto program, game::Program::Create(best.workload()));
   ASSIGN_OR_RETURN(const std::optional<bound::OptimalityBound> bound,
                    BoundIfAsked(line, best.workload()));
-  PrintSolutionSummary(*program, best.solution(), line.Has("json"), std::cout,
-                       bound ? &*bound : nullptr);
+  ASSIGN_OR_RETURN(const LatencyReport latency,
+                   ReportLatency(program, best.solution()));
+  PrintSolutionSummary(*program, best.solution(), latency, line.Has("json"),
+                       std::cout, bound ? &*bound : nullptr);
   return absl::OkStatus();
 }
 

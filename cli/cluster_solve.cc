@@ -13,6 +13,7 @@
 #include "cli/interrupt_watcher.h"
 #include "cli/job_client.h"
 #include "cli/job_progress_line.h"
+#include "cli/latency_report.h"
 #include "cli/local_cluster.h"
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
@@ -177,7 +178,10 @@ absl::StatusOr<Solution> SolveOnLocalCluster(const Workload& workload,
   *plan.request.mutable_workload() = workload;
   // Before the cluster's first thread: a Ctrl-C from here on winds down.
   InterruptWatcher interrupts;
+  const absl::Time cluster_start = absl::Now();
   ASSIGN_OR_RETURN(const bool started, EnsureCluster(options, plan, log));
+  // Outside the job's budget: reported beside it.
+  const absl::Duration start_time = absl::Now() - cluster_start;
   absl::Cleanup stop_cluster = [&] {
     if (!started) return;
     log << "stopping the local cluster in " << options.data_dir << "\n";
@@ -247,15 +251,17 @@ absl::StatusOr<Solution> SolveOnLocalCluster(const Workload& workload,
           ? absl::StrCat("the seed stage (", plan.seed_stage.solver, ")")
           : best.worker_id();
   log << absl::StrFormat(
-      "%s %s: %d learner steps, %d games, %d moves; best %.4f (heuristic "
-      "%.4f), found by %s\n",
+      "%s %s: %d learner steps, %d games, %d moves; best %s (return %.4f, "
+      "heuristic %.4f), found by %s\n",
       job_id, rpc::JobStateName(last.state()), last.learner_step(), last.games(),
-      last.moves(), last.best_normalised_return(),
+      last.moves(), JobLatencyText(last), last.best_normalised_return(),
       last.heuristic_normalised_return(), found_by);
   Solution solution = best.solution();
   // Which part found it, as the in-process solver's settings say.
   auto& settings = *solution.mutable_solver()->mutable_settings();
   settings["found_by"] = found_by;
+  settings["cluster_start_seconds"] =
+      absl::StrFormat("%.1f", absl::ToDoubleSeconds(start_time));
   if (stage_best.has_value()) {
     settings["seed_solver"] = plan.seed_stage.solver;
     settings["seed_stage_best"] =

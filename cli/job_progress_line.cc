@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cli/job_client.h"
+#include "cli/latency_report.h"
 #include "common/rpc/enum_names.h"
 
 namespace mmapzero::cli {
@@ -36,10 +37,11 @@ std::string JobProgressLine(const v1::JobProgress& progress,
                             double moves_per_second, absl::Time now) {
   const v1::JobStatus& job = progress.job();
   std::string line = absl::StrFormat(
-      "%10s  %-9s  step %-7d  games %-7d  moves/s %-8.1f  best %.4f%s",
+      "%10s  %-9s  step %-7d  games %-7d  moves/s %-8.1f  best %s (return "
+      "%.4f)%s",
       Running(job, now), rpc::JobStateName(job.state()), job.learner_step(),
-      job.games(), moves_per_second, job.best_normalised_return(),
-      progress.best_improved() ? " +" : "");
+      job.games(), moves_per_second, JobLatencyText(job),
+      job.best_normalised_return(), progress.best_improved() ? " +" : "");
   if (!job.error().empty()) absl::StrAppend(&line, "  (", job.error(), ")");
   return line;
 }

@@ -14,6 +14,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/job_client.h"
+#include "cli/latency_report.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/enum_names.h"
 #include "common/workload/proto_io.h"
@@ -50,9 +51,10 @@ std::string Age(const v1::JobStatus& job) {
 }
 
 void PrintTable(const std::vector<v1::JobStatus>& jobs) {
-  constexpr char kRow[] = "%-11s %-20s %-9s %7s %8s %8s %8s %9s  %s\n";
+  constexpr char kRow[] = "%-11s %-20s %-9s %7s %8s %8s %12s %8s %8s  %s\n";
   std::cout << absl::StrFormat(kRow, "JOB", "NAME", "STATE", "BUFFERS", "STEP",
-                               "GAMES", "BEST", "HEURISTIC", "TIME");
+                               "GAMES", "LATENCY", "SPEED-UP", "RETURN",
+                               "TIME");
   for (const v1::JobStatus& job : jobs) {
     std::string name = job.name();
     if (name.size() > 20) name = name.substr(0, 19) + "~";
@@ -60,8 +62,12 @@ void PrintTable(const std::vector<v1::JobStatus>& jobs) {
         kRow, job.job_id(), name, rpc::JobStateName(job.state()),
         absl::StrCat(job.num_buffers()), absl::StrCat(job.learner_step()),
         absl::StrCat(job.games()),
-        absl::StrFormat("%.4f", job.best_normalised_return()),
-        absl::StrFormat("%.4f", job.heuristic_normalised_return()), Age(job));
+        job.best_latency_us() > 0 ? FormatLatency(job.best_latency_us()) : "-",
+        job.best_latency_us() > 0 && job.heuristic_latency_us() > 0
+            ? absl::StrFormat("%.4fx",
+                              job.heuristic_latency_us() / job.best_latency_us())
+            : "-",
+        absl::StrFormat("%.4f", job.best_normalised_return()), Age(job));
   }
 }
 

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/latency_report.h"
 #include "cli/solution_summary.h"
 #include "common/base/status_macros.h"
 #include "common/game/mmap_game.h"
@@ -39,7 +40,10 @@ absl::Status RunPlay(const Args& args) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count());
   RETURN_IF_ERROR(WriteProtoFile(line.GetString("out", ""), solution));
-  PrintSolutionSummary(*program, solution, line.Has("json"), std::cout);
+  ASSIGN_OR_RETURN(const LatencyReport latency,
+                   ReportLatency(program, solution));
+  PrintSolutionSummary(*program, solution, latency, line.Has("json"),
+                       std::cout);
   return absl::OkStatus();
 }
 

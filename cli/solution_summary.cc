@@ -9,7 +9,8 @@
 namespace mmapzero::cli {
 
 void PrintSolutionSummary(const game::Program& program, const Solution& solution,
-                          bool json, std::ostream& out,
+                          const LatencyReport& latency, bool json,
+                          std::ostream& out,
                           const bound::OptimalityBound* bound) {
   std::map<Action, int> counts;
   for (const BufferDecision& d : solution.decisions()) ++counts[d.action()];
@@ -21,6 +22,9 @@ void PrintSolutionSummary(const game::Program& program, const Solution& solution
         {"workload", solution.workload_name()},
         {"solver", solution.solver().name()},
         {"buffers", solution.decisions_size()},
+        {"simulated_latency_us", latency.simulated_latency_us},
+        {"heuristic_latency_us", latency.heuristic_latency_us},
+        {"speedup_over_heuristic", latency.speedup_over_heuristic},
         {"copy", counts[COPY]},
         {"no_copy", counts[NO_COPY]},
         {"drop", counts[DROP]},
@@ -50,18 +54,27 @@ void PrintSolutionSummary(const game::Program& program, const Solution& solution
     out << absl::StrFormat(" %s=%s", key, value);
   }
   out << "\n";
+  out << absl::StrFormat("latency            %s simulated (heuristic %s)\n",
+                         FormatLatency(latency.simulated_latency_us),
+                         FormatLatency(latency.heuristic_latency_us));
+  out << absl::StrFormat("speed-up           %.4fx over the heuristic\n",
+                         latency.speedup_over_heuristic);
   out << absl::StrFormat("buffers            %d (copy %d, no-copy %d, drop %d)\n",
                          solution.decisions_size(), counts[COPY],
                          counts[NO_COPY], counts[DROP]);
   out << absl::StrFormat("return             %.3f us\n", solution.return_us());
   out << absl::StrFormat("normalised return  %.4f\n",
                          solution.normalised_return());
-  out << absl::StrFormat("latency            %.3f us (all-slow %.3f us)\n",
-                         solution.latency_us(), all_slow);
-  out << absl::StrFormat("speed-up           %.4fx over all-slow\n", speedup);
+  out << absl::StrFormat("modelled latency   %.3f us (all-slow %.3f us, "
+                         "%.4fx)\n",
+                         solution.latency_us(), all_slow, speedup);
   out << absl::StrFormat("drop-backups       %d\n", solution.drop_backups());
-  out << absl::StrFormat("wall time          %.3f s\n",
-                         solution.solver().wall_seconds());
+  out << absl::StrFormat("wall time          %.3f s", solution.solver().wall_seconds());
+  if (const auto start = solution.solver().settings().find("cluster_start_seconds");
+      start != solution.solver().settings().end()) {
+    out << " (the cluster took " << start->second << " s to start, besides)";
+  }
+  out << "\n";
   if (bound != nullptr) {
     out << absl::StrFormat(
         "bound              %s %.4f (%s); at most %.4f below the optimum\n",

@@ -29,6 +29,7 @@
 #include "cli/commands.h"
 #include "cli/job_client.h"
 #include "cli/local_cluster.h"
+#include "cli/latency_report.h"
 #include "cli/solution_summary.h"
 #include "common/base/atomic_file.h"
 #include "common/base/status_macros.h"
@@ -262,23 +263,27 @@ absl::Status RunSolve(const Args& args) {
                    ParseSolverBudget(line));
   ASSIGN_OR_RETURN(const Workload workload, ReadWorkload(line.positional()[0]));
   ASSIGN_OR_RETURN(
-      const Solution best,
+      const Solution solved,
       on_cluster
           ? SolveOnCluster(line, settings, budget, workload)
           : SolveInProcess(line, solver_name, settings, budget, workload));
-  // Every solution leaves checked by the engine-independent validator.
-  RETURN_IF_ERROR(CheckValid(workload, best));
+  // Every solution leaves checked by the engine-independent validator,
+  // with the latency users read: simulated, beside the heuristic's.
+  RETURN_IF_ERROR(CheckValid(workload, solved));
   std::cerr << "validated independently: VALID\n";
+  ASSIGN_OR_RETURN(auto program, game::Program::Create(workload));
+  ASSIGN_OR_RETURN(const LatencyReport latency, ReportLatency(program, solved));
+  Solution best = solved;
+  best.set_simulated_latency_us(latency.simulated_latency_us);
   if (line.Has("out")) {
     RETURN_IF_ERROR(WriteProtoFile(line.GetString("out", ""), best));
   }
   if (line.Has("svg")) {
     RETURN_IF_ERROR(WriteSvg(line.GetString("svg", ""), workload, best));
   }
-  ASSIGN_OR_RETURN(auto program, game::Program::Create(workload));
   ASSIGN_OR_RETURN(const std::optional<bound::OptimalityBound> bound,
                    BoundIfAsked(line, workload));
-  PrintSolutionSummary(*program, best, line.Has("json"), std::cout,
+  PrintSolutionSummary(*program, best, latency, line.Has("json"), std::cout,
                        bound ? &*bound : nullptr);
   return absl::OkStatus();
 }

@@ -12,6 +12,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/job_client.h"
+#include "cli/latency_report.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/enum_names.h"
 #include "common/workload/proto_io.h"
@@ -64,10 +65,15 @@ void PrintStatus(const v1::JobStatus& job, std::ostream& out) {
                           absl::StrFormat("%.4g", loss.second));
         }));
   }
-  row("best",
+  row("latency", JobLatencyText(job));
+  row("heuristic latency", job.heuristic_latency_us() > 0
+                               ? FormatLatency(job.heuristic_latency_us())
+                               : "-");
+  row("best return",
       absl::StrFormat("%.4f (%s)", job.best_normalised_return(),
                       job.best_solver().empty() ? "-" : job.best_solver()));
-  row("heuristic", absl::StrFormat("%.4f", job.heuristic_normalised_return()));
+  row("heuristic return",
+      absl::StrFormat("%.4f", job.heuristic_normalised_return()));
   row("learner",
       job.learner_worker_id().empty() ? "-" : job.learner_worker_id());
   row("actors", absl::StrCat(job.actors()));

@@ -13,6 +13,7 @@
 #include "common/rpc/log_line.h"
 #include "common/rpc/parameter_client.h"
 #include "common/rpc/start_worker_id.h"
+#include "common/validate/faster_solution.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "coordinator/ids.h"
@@ -152,6 +153,7 @@ absl::StatusOr<v1::JobStatus> Coordinator::StatusLocked(const JobRecord& job) {
   status.set_parameter_version(job.learner_report.parameter_version());
   *status.mutable_losses() = job.learner_report.losses();
   status.set_heuristic_normalised_return(job.heuristic_normalised_return);
+  status.set_heuristic_latency_us(job.heuristic_latency_us);
   status.set_error(job.error);
 
   ASSIGN_OR_RETURN(const WorkCounters counters, store_->SumCounters(job.id));
@@ -164,6 +166,7 @@ absl::StatusOr<v1::JobStatus> Coordinator::StatusLocked(const JobRecord& job) {
   const absl::StatusOr<BestSolution> best = store_->GetBest(job.id);
   if (best.ok()) {
     status.set_best_normalised_return(best->solution.normalised_return());
+    status.set_best_latency_us(best->solution.simulated_latency_us());
     status.set_best_solver(best->solution.solver().name());
   } else if (!absl::IsNotFound(best.status())) {
     return best.status();
@@ -349,14 +352,14 @@ void Coordinator::SeedJob(int64_t job_id,
         }
         job->state = v1::JOB_STATE_QUEUED;
         job->heuristic_normalised_return = seed->normalised_return();
+        job->heuristic_latency_us = seed->simulated_latency_us();
         RETURN_IF_ERROR(store_->UpdateJob(*job));
         const absl::StatusOr<BestSolution> start = store_->GetBest(job_id);
         if (!start.ok() && !absl::IsNotFound(start.status())) {
           return start.status();
         }
-        // The seed is the first best unless a submitted start beats it.
-        if (start.ok() &&
-            start->solution.normalised_return() > seed->normalised_return()) {
+        // The seed is the first best unless a submitted start is faster.
+        if (start.ok() && validate::FasterThan(start->solution, *seed)) {
           return absl::OkStatus();
         }
         BestSolution best;

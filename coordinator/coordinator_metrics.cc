@@ -32,6 +32,18 @@ class JobCollector final : public prometheus::Collectable {
     auto heuristic = ScrapedFamily("mmapzero_job_heuristic_normalised_return",
                                    "Normalised return of the heuristic seed",
                                    MetricType::Gauge);
+    auto best_latency = ScrapedFamily(
+        "mmapzero_job_best_latency_us",
+        "Simulated latency of the job's best verified solution, us",
+        MetricType::Gauge);
+    auto heuristic_latency =
+        ScrapedFamily("mmapzero_job_heuristic_latency_us",
+                      "Simulated latency of the heuristic seed, us",
+                      MetricType::Gauge);
+    auto speedup = ScrapedFamily(
+        "mmapzero_job_speedup_over_heuristic",
+        "The heuristic's simulated latency over the best's",
+        MetricType::Gauge);
     auto step = ScrapedFamily("mmapzero_job_learner_step",
                               "The job's learner step", MetricType::Gauge);
     auto games = ScrapedFamily("mmapzero_job_games_total",
@@ -52,6 +64,13 @@ class JobCollector final : public prometheus::Collectable {
           {"job", job.job_id()}, {"name", job.name()}};
       AddSample(&best, labels, job.best_normalised_return());
       AddSample(&heuristic, labels, job.heuristic_normalised_return());
+      // Latencies only once known (not for jobs stored before they were).
+      if (job.best_latency_us() > 0 && job.heuristic_latency_us() > 0) {
+        AddSample(&best_latency, labels, job.best_latency_us());
+        AddSample(&heuristic_latency, labels, job.heuristic_latency_us());
+        AddSample(&speedup, labels,
+                  job.heuristic_latency_us() / job.best_latency_us());
+      }
       AddSample(&step, labels, static_cast<double>(job.learner_step()));
       AddSample(&games, labels, static_cast<double>(job.games()));
       if (job.state() != v1::JOB_STATE_RUNNING) continue;
@@ -62,7 +81,9 @@ class JobCollector final : public prometheus::Collectable {
       AddSample(&workers, {{"job", job.job_id()}, {"role", "reanalyse"}},
                 job.reanalysers());
     }
-    return {states, best, heuristic, step, games, workers};
+    return {states,       best,    heuristic, best_latency,
+            heuristic_latency, speedup, step,      games,
+            workers};
   }
 
  private:

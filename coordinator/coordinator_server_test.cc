@@ -22,6 +22,7 @@
 #include "common/features/config_presets.h"
 #include "common/rpc/loopback_http.h"
 #include "common/rpc/parameter_client.h"
+#include "common/validate/latency_simulator.h"
 #include "common/validate/validator.h"
 #include "common/workload/proto_io.h"
 #include "coordinator/test_dir.h"
@@ -242,11 +243,19 @@ TEST_F(CoordinatorServerTest, SubmittedJobIsQueuedWithAValidHeuristicBest) {
   EXPECT_GT(job.best_normalised_return(), 0.0);
   EXPECT_DOUBLE_EQ(job.best_normalised_return(),
                    job.heuristic_normalised_return());
+  // Latency, what users read: the seed's simulated latency is the best's.
+  EXPECT_GT(job.heuristic_latency_us(), 0.0);
+  EXPECT_DOUBLE_EQ(job.best_latency_us(), job.heuristic_latency_us());
 
   const Solution best = Best(id);
   const validate::ValidationReport report =
       validate::ValidateSolution(workload_, best);
   EXPECT_TRUE(report.ok);
+  const absl::StatusOr<validate::SimulationResult> simulated =
+      validate::SimulateSolution(workload_, best);
+  ASSERT_TRUE(simulated.ok()) << simulated.status();
+  EXPECT_DOUBLE_EQ(best.simulated_latency_us(), simulated->latency_us);
+  EXPECT_DOUBLE_EQ(job.best_latency_us(), simulated->latency_us);
   EXPECT_DOUBLE_EQ(report.normalised_return, best.normalised_return());
 }
 
@@ -642,7 +651,7 @@ TEST_F(CoordinatorServerTest, ValidButNotBetterSolutionIsRejected) {
   const Solution seed = Best(id);
   const v1::ReportSolutionResponse response = Report(id, seed);
   EXPECT_FALSE(response.accepted());
-  EXPECT_THAT(response.reason(), HasSubstr("not better"));
+  EXPECT_THAT(response.reason(), HasSubstr("not faster"));
   EXPECT_DOUBLE_EQ(response.validated_normalised_return(),
                    seed.normalised_return());
 }

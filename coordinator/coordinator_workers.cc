@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/enum_names.h"
+#include "common/validate/faster_solution.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/ids.h"
 #include "coordinator/lease_planner.h"
@@ -357,11 +358,14 @@ absl::StatusOr<v1::ReportSolutionResponse> Coordinator::ReportSolution(
       std::abs(claimed - actual) > 1e-6 * std::max(1.0, std::abs(actual))
           ? absl::StrFormat(" (claimed %.6f)", claimed)
           : "";
-  if (actual <= best_return + kImprovementEpsilon) {
-    response.set_reason(
-        absl::StrFormat("valid, normalised return %.6f%s is not better than "
-                        "the best %.6f",
-                        actual, claim_note, best_return));
+  // Better means faster: the lower simulated latency, a tie to the higher
+  // return (faster_solution.h).
+  if (!validate::FasterThan(*verified, best.solution)) {
+    response.set_reason(absl::StrFormat(
+        "valid, simulated latency %.6g us (normalised return %.6f%s) is not "
+        "faster than the best's %.6g us (%.6f)",
+        verified->simulated_latency_us(), actual, claim_note,
+        best.solution.simulated_latency_us(), best_return));
     return response;
   }
   verified->mutable_solver()->set_name(solver_name.empty() ? "reported"
@@ -374,10 +378,11 @@ absl::StatusOr<v1::ReportSolutionResponse> Coordinator::ReportSolution(
   NoteChangeLocked(job_id, /*best=*/true);
   response.set_accepted(true);
   response.set_best_normalised_return(actual);
-  response.set_reason(
-      absl::StrFormat("accepted: normalised return %.6f%s "
-                      "replaces %.6f",
-                      actual, claim_note, best_return));
+  response.set_reason(absl::StrFormat(
+      "accepted: simulated latency %.6g us, normalised return %.6f%s, "
+      "replaces %.6g us (%.6f)",
+      next.solution.simulated_latency_us(), actual, claim_note,
+      best.solution.simulated_latency_us(), best_return));
   return response;
 }
 

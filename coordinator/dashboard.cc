@@ -21,7 +21,7 @@ std::string DashboardJson(const std::vector<v1::JobStatus>& jobs,
     nlohmann::json samples = nlohmann::json::array();
     for (const JobSample& s : history.Samples(job.job_id())) {
       samples.push_back({s.unix_ms, s.best_normalised_return, s.learner_step,
-                         s.games, s.moves});
+                         s.games, s.moves, s.best_latency_us});
     }
     document["jobs"].push_back({
         {"job_id", job.job_id()},
@@ -36,6 +36,8 @@ std::string DashboardJson(const std::vector<v1::JobStatus>& jobs,
         {"finished_unix_ms", job.finished_unix_ms()},
         {"best_normalised_return", job.best_normalised_return()},
         {"heuristic_normalised_return", job.heuristic_normalised_return()},
+        {"best_latency_us", job.best_latency_us()},
+        {"heuristic_latency_us", job.heuristic_latency_us()},
         {"best_solver", job.best_solver()},
         {"learner_step", job.learner_step()},
         {"parameter_version", job.parameter_version()},

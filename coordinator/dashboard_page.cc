@@ -35,12 +35,14 @@ const char kDashboardHtml[] = R"html(<!DOCTYPE html>
 <h2>Jobs</h2>
 <table id="jobs">
   <thead><tr><th>job</th><th>name</th><th>state</th><th>workload</th><th>buffers</th>
-  <th>best</th><th>heuristic</th><th>found by</th><th>learner step</th><th>games</th>
+  <th>latency</th><th>speed-up over heuristic</th><th>best return</th>
+  <th>heuristic return</th><th>found by</th><th>learner step</th><th>games</th>
   <th>actors</th><th>elapsed</th></tr></thead>
   <tbody></tbody>
 </table>
 <h2 id="selected-title">Job</h2>
 <div class="charts">
+  <div class="chart"><h3>best simulated latency</h3><svg id="chart-latency" width="440" height="160"></svg></div>
   <div class="chart"><h3>best normalised return</h3><svg id="chart-best" width="440" height="160"></svg></div>
   <div class="chart"><h3>learner steps</h3><svg id="chart-steps" width="440" height="160"></svg></div>
   <div class="chart"><h3>games per second</h3><svg id="chart-games" width="440" height="160"></svg></div>
@@ -104,6 +106,13 @@ function draw(svg, points, format) {
       Math.round((x1 - x0) / 1000) + " s");
 }
 
+// Microseconds in the unit that reads: "812.4 us", "12.345 ms", "3.210 s".
+function latency(us) {
+  if (us < 1e4) return us.toFixed(1) + " us";
+  if (us < 1e7) return (us / 1e3).toFixed(3) + " ms";
+  return (us / 1e6).toFixed(3) + " s";
+}
+
 // Per-second rates between consecutive samples of column `col`.
 function rates(history, col) {
   const out = [];
@@ -133,6 +142,9 @@ function render(data) {
     cell(row, j.state, "text state-" + j.state);
     cell(row, j.workload, "text");
     cell(row, j.buffers);
+    cell(row, j.best_latency_us > 0 ? latency(j.best_latency_us) : "-");
+    cell(row, j.best_latency_us > 0 && j.heuristic_latency_us > 0
+                  ? (j.heuristic_latency_us / j.best_latency_us).toFixed(4) + "x" : "-");
     cell(row, j.best_normalised_return.toFixed(4));
     cell(row, j.heuristic_normalised_return.toFixed(4));
     cell(row, j.best_solver || "", "text");
@@ -145,6 +157,7 @@ function render(data) {
   document.getElementById("selected-title").textContent =
       job ? job.job_id + " (" + job.state + ", " + job.history.length + " samples)" : "no jobs yet";
   const h = job ? job.history : [];
+  draw(document.getElementById("chart-latency"), h.filter(s => s[5] > 0).map(s => [s[0], s[5]]), latency);
   draw(document.getElementById("chart-best"), h.map(s => [s[0], s[1]]), y => y.toFixed(4));
   draw(document.getElementById("chart-steps"), h.map(s => [s[0], s[2]]), y => Math.round(y));
   draw(document.getElementById("chart-games"), rates(h, 3), y => y.toFixed(1));

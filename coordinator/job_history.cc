@@ -24,6 +24,7 @@ void JobHistory::Record(const std::vector<v1::JobStatus>& jobs,
     series.samples.push_back(
         {.unix_ms = ended_at ? job.finished_unix_ms() : now_unix_ms,
          .best_normalised_return = job.best_normalised_return(),
+         .best_latency_us = job.best_latency_us(),
          .learner_step = job.learner_step(),
          .games = job.games(),
          .moves = job.moves()});

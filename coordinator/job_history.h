@@ -1,5 +1,6 @@
 // The dashboard's memory of each job over time: samples of its status
-// (best normalised return, learner step, games, moves), recorded by the
+// (best simulated latency and normalised return, learner step, games,
+// moves), recorded by the
 // coordinator server every few seconds while the job runs and once when it
 // ends. In memory only (a restarted coordinator starts new series; the
 // jobs themselves are in the database). At most `max_points` samples per
@@ -21,6 +22,7 @@ namespace mmapzero::coordinator {
 struct JobSample {
   int64_t unix_ms = 0;
   double best_normalised_return = 0;
+  double best_latency_us = 0;
   int64_t learner_step = 0;
   int64_t games = 0;
   int64_t moves = 0;

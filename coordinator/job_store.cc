@@ -13,7 +13,8 @@ namespace {
 constexpr char kJobColumns[] =
     "id, name, state, config, budget_wall_seconds, budget_learner_steps, "
     "workload_name, num_buffers, created_ms, started_ms, finished_ms, error, "
-    "heuristic_normalised_return, learner_report, uid, learner_epoch";
+    "heuristic_normalised_return, learner_report, uid, learner_epoch, "
+    "heuristic_latency_us";
 
 // The schema of version 1. Enum columns hold the proto enum numbers.
 std::string SchemaV1() {
@@ -90,6 +91,14 @@ constexpr char kSchemaV3Additions[] =
 constexpr char kSchemaV4Additions[] =
     "ALTER TABLE leases ADD COLUMN acquired_ms INTEGER NOT NULL DEFAULT 0;";
 
+// What version 5 added to version 4: simulated latencies, the yardstick of
+// a job's best (0 for rows stored before: not simulated).
+constexpr char kSchemaV5Additions[] =
+    "ALTER TABLE jobs ADD COLUMN heuristic_latency_us REAL NOT NULL "
+    "DEFAULT 0;"
+    "ALTER TABLE best_solutions ADD COLUMN simulated_latency_us REAL NOT NULL "
+    "DEFAULT 0;";
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(
@@ -136,6 +145,7 @@ absl::Status JobStore::CreateOrCheckSchema() {
       RETURN_IF_ERROR(db_->Exec(kSchemaV2Additions));
       RETURN_IF_ERROR(db_->Exec(kSchemaV3Additions));
       RETURN_IF_ERROR(db_->Exec(kSchemaV4Additions));
+      RETURN_IF_ERROR(db_->Exec(kSchemaV5Additions));
       ASSIGN_OR_RETURN(
           Statement insert,
           db_->Prepare("INSERT INTO schema_version (version) VALUES (?)"));
@@ -145,10 +155,11 @@ absl::Status JobStore::CreateOrCheckSchema() {
                      db_->Prepare("SELECT version FROM schema_version"));
     ASSIGN_OR_RETURN(const bool row, version.Step());
     const int64_t found = row ? version.ColumnInt(0) : -1;
-    if (found >= 1 && found <= 3) {  // upgrade in place, in this transaction
+    if (found >= 1 && found <= 4) {  // upgrade in place, in this transaction
       if (found <= 1) RETURN_IF_ERROR(db_->Exec(kSchemaV2Additions));
       if (found <= 2) RETURN_IF_ERROR(db_->Exec(kSchemaV3Additions));
-      RETURN_IF_ERROR(db_->Exec(kSchemaV4Additions));
+      if (found <= 3) RETURN_IF_ERROR(db_->Exec(kSchemaV4Additions));
+      RETURN_IF_ERROR(db_->Exec(kSchemaV5Additions));
       return Write("UPDATE schema_version SET version = ?",
                    [](Statement& update) { update.Bind(1, kSchemaVersion); });
     }
@@ -185,7 +196,8 @@ absl::StatusOr<int64_t> JobStore::CreateJob(const JobRecord& job,
   const absl::Status status = db_->InTransaction([&]() -> absl::Status {
     RETURN_IF_ERROR(Write(
         absl::StrCat("INSERT INTO jobs (", kJobColumns,
-                     ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                     ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                     "?)"),
         [&](Statement& insert) {
           insert.Bind(1, job.name)
               .Bind(2, static_cast<int64_t>(job.state))
@@ -201,7 +213,8 @@ absl::StatusOr<int64_t> JobStore::CreateJob(const JobRecord& job,
               .Bind(12, job.heuristic_normalised_return)
               .BindBlob(13, job.learner_report.SerializeAsString())
               .Bind(14, job.uid)
-              .Bind(15, job.learner_epoch);
+              .Bind(15, job.learner_epoch)
+              .Bind(16, job.heuristic_latency_us);
         }));
     id = db_->LastInsertRowId();
     RETURN_IF_ERROR(
@@ -269,6 +282,7 @@ absl::StatusOr<JobRecord> JobStore::GetJob(int64_t id) {
                             &job.learner_report));
   job.uid = select.ColumnText(14);
   job.learner_epoch = select.ColumnInt(15);
+  job.heuristic_latency_us = select.ColumnDouble(16);
   return job;
 }
 
@@ -293,7 +307,8 @@ absl::StatusOr<std::vector<JobRecord>> JobStore::ListJobs() {
 absl::Status JobStore::UpdateJob(const JobRecord& job) {
   RETURN_IF_ERROR(Write(
       "UPDATE jobs SET state = ?, started_ms = ?, finished_ms = ?, error = ?, "
-      "learner_report = ?, heuristic_normalised_return = ? WHERE id = ?",
+      "learner_report = ?, heuristic_normalised_return = ?, "
+      "heuristic_latency_us = ? WHERE id = ?",
       [&](Statement& update) {
         update.Bind(1, static_cast<int64_t>(job.state))
             .Bind(2, job.started_ms)
@@ -301,7 +316,8 @@ absl::Status JobStore::UpdateJob(const JobRecord& job) {
             .Bind(4, job.error)
             .BindBlob(5, job.learner_report.SerializeAsString())
             .Bind(6, job.heuristic_normalised_return)
-            .Bind(7, job.id);
+            .Bind(7, job.heuristic_latency_us)
+            .Bind(8, job.id);
       }));
   if (db_->Changes() == 0) {
     return absl::NotFoundError(absl::StrCat(path(), ": no job ", job.id));
@@ -360,14 +376,16 @@ absl::StatusOr<double> JobStore::GetBestReturn(int64_t job_id) {
 absl::Status JobStore::PutBest(const BestSolution& best) {
   return Write(
       "INSERT OR REPLACE INTO best_solutions (job_id, normalised_return, "
-      "solver, worker_id, found_ms, solution) VALUES (?, ?, ?, ?, ?, ?)",
+      "solver, worker_id, found_ms, solution, simulated_latency_us) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?)",
       [&](Statement& upsert) {
         upsert.Bind(1, best.job_id)
             .Bind(2, best.solution.normalised_return())
             .Bind(3, best.solution.solver().name())
             .Bind(4, best.worker_id)
             .Bind(5, best.found_ms)
-            .BindBlob(6, best.solution.SerializeAsString());
+            .BindBlob(6, best.solution.SerializeAsString())
+            .Bind(7, best.solution.simulated_latency_us());
       });
 }
 

@@ -45,6 +45,8 @@ struct JobRecord {
   int64_t finished_ms = 0;
   std::string error;
   double heuristic_normalised_return = 0;
+  // The heuristic seed's simulated latency, us (schema v5; 0 before).
+  double heuristic_latency_us = 0;
   // The learner lease holder's latest report (step, version, losses).
   v1::JobCounters learner_report;
   // How many times the learner lease was granted to a new holder: the
@@ -104,7 +106,7 @@ class JobStore {
   // Version 2 added submit_keys and jobs.uid, version 3 jobs.learner_epoch,
   // version 4 leases.acquired_ms; an older file is upgraded on open (its
   // jobs keep an empty uid and epoch 0, its leases acquired at 0).
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
   // Opens <data_dir>/coordinator.db, creating the folder and the schema
   // when missing.

@@ -284,6 +284,50 @@ TEST(JobStoreTest, SumsCountersOverWorkers) {
   EXPECT_EQ(sum->reanalysed, 2);
 }
 
+// Version 5 keeps simulated latencies: the heuristic seed's with the job,
+// the best's beside its solution; a version-4 file gains both columns,
+// its rows at 0 (not simulated) and its bests intact.
+TEST(JobStoreTest, KeepsLatenciesAndUpgradesAVersionFourFile) {
+  TestDir dir;
+  int64_t id = 0;
+  {
+    auto store = JobStore::Open(dir.path());
+    ASSERT_TRUE(store.ok());
+    JobRecord job = SmallJob();
+    job.heuristic_latency_us = 812.5;
+    std::unique_ptr<BestSolution> best = Seed(0.5);
+    best->solution.set_simulated_latency_us(640.25);
+    auto created = (*store)->CreateJob(job, SmallWorkload(), best.get());
+    ASSERT_TRUE(created.ok()) << created.status();
+    id = *created;
+    EXPECT_EQ((*store)->GetJob(id)->heuristic_latency_us, 812.5);
+    EXPECT_EQ((*store)->GetBest(id)->solution.simulated_latency_us(), 640.25);
+    job = *(*store)->GetJob(id);
+    job.heuristic_latency_us = 800;
+    ASSERT_TRUE((*store)->UpdateJob(job).ok());
+    EXPECT_EQ((*store)->GetJob(id)->heuristic_latency_us, 800);
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir.path() + "/coordinator.db").c_str(), &db),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "ALTER TABLE jobs DROP COLUMN heuristic_latency_us; "
+                         "ALTER TABLE best_solutions "
+                         "  DROP COLUMN simulated_latency_us; "
+                         "UPDATE schema_version SET version = 4",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ((*store)->GetJob(id)->heuristic_latency_us, 0);
+  const auto best = (*store)->GetBest(id);
+  ASSERT_TRUE(best.ok()) << best.status();
+  EXPECT_EQ(best->solution.normalised_return(), 0.5);
+  // The solution itself kept its figure.
+  EXPECT_EQ(best->solution.simulated_latency_us(), 640.25);
+}
+
 TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
   TestDir dir;
   int64_t id = 0;
@@ -305,6 +349,9 @@ TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
                          "ALTER TABLE jobs DROP COLUMN uid; "
                          "ALTER TABLE jobs DROP COLUMN learner_epoch; "
                          "ALTER TABLE leases DROP COLUMN acquired_ms; "
+                         "ALTER TABLE jobs DROP COLUMN heuristic_latency_us; "
+                         "ALTER TABLE best_solutions "
+                         "  DROP COLUMN simulated_latency_us; "
                          "UPDATE schema_version SET version = 1",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
@@ -313,6 +360,8 @@ TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
   ASSERT_TRUE(store.ok()) << store.status();
   EXPECT_EQ((*store)->GetJob(id)->uid, "");  // a job from before uids
   EXPECT_EQ((*store)->GetJob(id)->learner_epoch, 0);
+  EXPECT_EQ((*store)->GetJob(id)->heuristic_latency_us, 0);  // unknown
+  EXPECT_EQ(*(*store)->GetBestReturn(id), 0.25);
   EXPECT_EQ(*(*store)->NextLearnerEpoch(id), 1);
   const auto leases = (*store)->ListLeases();  // kept, acquired "at 0"
   ASSERT_TRUE(leases.ok()) << leases.status();

@@ -17,9 +17,9 @@
 namespace mmapzero::coordinator {
 
 // `solution` with return_us, normalised_return and latency_us replaced by
-// the validator's recomputation; InvalidArgument naming the number of
-// violations and the first ("2 violations, first: [rule] buffer 7: ...")
-// when it breaks a rule.
+// the validator's recomputation and simulated_latency_us set by the latency
+// simulator; InvalidArgument naming the number of violations and the first
+// ("2 violations, first: [rule] buffer 7: ...") when it breaks a rule.
 absl::StatusOr<Solution> VerifySolution(const Workload& workload,
                                         Solution solution);
 

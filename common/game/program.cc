@@ -72,6 +72,7 @@ absl::StatusOr<std::shared_ptr<const Program>> Program::Create(
   RETURN_IF_ERROR(CheckWorkload(workload));
   std::shared_ptr<Program> program(new Program());
   program->name_ = workload.name();
+  program->source_ = std::make_shared<const Workload>(workload);
   program->memory_size_ = workload.memory_size();
   program->alignment_ = std::max<int64_t>(1, workload.alignment());
   const HardwareProfile& hw = workload.hardware();

@@ -78,6 +78,9 @@ class Program {
     return static_cast<int32_t>(alias_group_sizes_.size());
   }
   int64_t memory_size() const { return memory_size_; }
+  // The workload this program was compiled from (checked), for what needs
+  // the proto itself: the latency simulator, the validator.
+  const Workload& source() const { return *source_; }
   int64_t alignment() const { return alignment_; }
   const std::string& name() const { return name_; }
 
@@ -110,6 +113,7 @@ class Program {
   Program() = default;
 
   std::string name_;
+  std::shared_ptr<const Workload> source_;
   int64_t memory_size_ = 0;
   int64_t alignment_ = 1;
   int32_t num_tensors_ = 0;

@@ -2,7 +2,9 @@
 // `mmapctl solve`: the heuristic first (when it is built; skipped while its
 // factory answers Unimplemented) with up to half of the wall time, then
 // BRKGA for the rest of the budget, warm-started with the heuristic's
-// answer so it can only improve on it. Keeps the best solution.
+// answer so it can only improve on it. Answers the faster of the two as
+// users judge it (validate/faster_solution.h: the lower simulated latency,
+// ties to the higher return), with its simulated latency set.
 //
 // Settings (name "portfolio") are BRKGA's (brkga_solver.h).
 #ifndef MMAPZERO_COMMON_SOLVERS_PORTFOLIO_SOLVER_H_
