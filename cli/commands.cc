@@ -7,8 +7,16 @@ const std::vector<Command>& AllCommands() {
       {"generate", "generate --family F --buffers N --seed S --out WORKLOAD",
        "write a seeded synthetic workload (mlp, cnn, transformer, lstm)",
        RunGenerate},
-      {"import", "import MODULE.hlo --hardware PROFILE --out WORKLOAD",
-       "import an XLA HLO text module as a workload", RunImport},
+      {"import",
+       "import MODULE.hlo --hardware PROFILE --out WORKLOAD "
+       "[--trip-counts WHILE=N,...] [--mapping-out SOLUTION]",
+       "import an XLA HLO text module as a workload (and its own placement "
+       "as a solution)",
+       RunImport},
+      {"export", "export WORKLOAD SOLUTION --hlo MODULE.hlo --out DIR",
+       "write a solution into its HLO module: S(1) layouts and copy pairs, "
+       "offsets, XLA's override protos",
+       RunExport},
       {"inspect", "inspect WORKLOAD [--json]",
        "counts, sizes and memory pressure over time", RunInspect},
       {"play",

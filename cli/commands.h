@@ -34,6 +34,7 @@ absl::Status RunValidate(const Args& args);
 absl::Status RunEvaluate(const Args& args);
 absl::Status RunRender(const Args& args);
 absl::Status RunImport(const Args& args);
+absl::Status RunExport(const Args& args);
 // The service's client (cli/job_client.h) and the local cluster.
 absl::Status RunSubmit(const Args& args);
 absl::Status RunList(const Args& args);

@@ -20,6 +20,7 @@
 #include "common/base/read_file.h"
 #include "common/base/status_macros.h"
 #include "common/hlo/hlo_importer.h"
+#include "common/hlo/hlo_mapping.h"
 #include "common/workload/hardware_profiles.h"
 #include "common/workload/minimalloc.h"
 #include "common/workload/proto_io.h"
@@ -30,7 +31,8 @@ namespace {
 
 constexpr char kUsage[] =
     "import MODULE.hlo --hardware NAME_OR_FILE --out WORKLOAD "
-    "[--memory-size BYTES] [--alignment A] [--trip-counts WHILE=N,...] | "
+    "[--memory-size BYTES] [--alignment A] [--trip-counts WHILE=N,...] "
+    "[--mapping-out SOLUTION] | "
     "import INSTANCE.csv --out WORKLOAD [--memory-size BYTES]";
 
 // A MiniMalloc instance: capacity from --memory-size, else from the name.
@@ -108,7 +110,8 @@ absl::Status RunImport(const Args& args) {
   ASSIGN_OR_RETURN(
       const CommandLine line,
       CommandLine::Parse(
-          args, {"hardware", "out", "memory-size", "alignment", "trip-counts"},
+          args, {"hardware", "out", "memory-size", "alignment", "trip-counts",
+                 "mapping-out"},
           {}));
   RETURN_IF_ERROR(line.ExpectPositional(1, kUsage));
   ASSIGN_OR_RETURN(const std::string out, line.GetRequired("out", kUsage));
@@ -130,6 +133,20 @@ absl::Status RunImport(const Args& args) {
   if (workload.provenance().count("is_scheduled") > 0 &&
       workload.provenance().at("is_scheduled") != "true") {
     std::cout << "not scheduled: using the entry computation's order\n";
+  }
+  if (line.Has("mapping-out")) {
+    // The module's own placement, as a solution of this workload.
+    ASSIGN_OR_RETURN(const hlo::MappedSolution mapped,
+                     hlo::SolutionFromMapping(workload, result.mapping));
+    RETURN_IF_ERROR(
+        WriteProtoFile(line.GetString("mapping-out", ""), mapped.solution));
+    std::cout << absl::StrFormat(
+        "%s: the module's placement: %d copy, %d no-copy, %d drop, %d "
+        "transfers; %d actions the game could not play as given "
+        "(normalised return %.4f)\n",
+        line.GetString("mapping-out", ""), mapped.copies, mapped.no_copies,
+        mapped.drops, result.placement_transfers, mapped.changed,
+        mapped.solution.normalised_return());
   }
   return absl::OkStatus();
 }

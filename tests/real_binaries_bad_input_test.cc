@@ -729,7 +729,7 @@ TEST_F(RealBinariesBadInputTest, InvalidSolutionOfARegisteredWorkerIsRefused) {
   const grpc::Status status = Report(request, &response);
   ASSERT_TRUE(status.ok()) << Describe(status);
   EXPECT_FALSE(response.accepted());
-  EXPECT_THAT(response.reason(), AllOf(HasSubstr("not better than the best"),
+  EXPECT_THAT(response.reason(), AllOf(HasSubstr("not faster than the best"),
                                        HasSubstr("(claimed 0.990000)")));
   EXPECT_DOUBLE_EQ(response.validated_normalised_return(),
                    best.normalised_return());

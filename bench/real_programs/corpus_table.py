@@ -59,7 +59,9 @@ def main():
             with open(out) as f:
                 workload = json.load(f)
             p = workload["provenance"]
-            loops = workload.get("loops", [])
+            # Each while (its body, a one-trip loop inside it, aside).
+            loops = [l for l in workload.get("loops", [])
+                     if not l["name"].endswith("/body")]
             trip_counts = sorted({int(l["trip_count"]) for l in loops})
             loop_text = (f"{len(loops)} ({', '.join(map(str, trip_counts))})"
                          if loops else "0")

@@ -198,6 +198,7 @@ class Flattener {
     FlatLoop flat_loop;
     flat_loop.name = absl::StrCat(prefix, loop.name);
     flat_loop.hlo_name = loop.name;
+    flat_loop.original = &loop;
     flat_loop.line = loop.line;
     flat_loop.trip_count = LoopTripCount(module_, computation, loop);
     flat_loop.passes_through = PassesThrough(*body, loop.shape);
@@ -210,10 +211,11 @@ class Flattener {
     entry.line = loop.line;
     const std::string entry_name = entry.name;
     ASSIGN_OR_RETURN(flat_loop.entry, Push(loop, std::move(entry)));
-    ASSIGN_OR_RETURN(const std::string ignored,
+    ASSIGN_OR_RETURN(flat_loop.condition_root,
                      Append(*condition, {entry_name},
                             absl::StrCat(flat_loop.name, "/cond/"), depth + 1));
-    (void)ignored;  // the condition's value decides nothing modelled here
+    flat_loop.body_begin =
+        static_cast<int>(flat_.computation.instructions.size());
     ASSIGN_OR_RETURN(const std::string result,
                      Append(*body, {entry_name},
                             absl::StrCat(flat_loop.name, "/body/"), depth + 1));

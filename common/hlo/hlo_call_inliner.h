@@ -55,10 +55,14 @@ inline constexpr std::string_view kLoopExitOpcode = "mmapzero.loop-exit";
 struct FlatLoop {
   std::string name;  // the loop-exit marker's name: the while's flat name
   std::string hlo_name;  // the while's name in its computation
+  const HloInstruction* original = nullptr;  // the while in the module
   int line = 0;      // the while's line
   TripCount trip_count;
   int entry = 0;     // index of the loop-entry marker in the flat entry
+  int body_begin = 0;  // index of the body's first instruction: the
+                       // condition's are (entry, body_begin)
   int exit = 0;      // index of the loop-exit marker
+  std::string condition_root;  // flat name of the condition's value
   // Per array leaf of the loop state: the body's ROOT passes element k of
   // its parameter through unchanged (a tuple whose k-th operand is
   // get-tuple-element(parameter), index=k).

@@ -11,33 +11,41 @@
 
 namespace mmapzero::hlo {
 
-absl::StatusOr<HloImportResult> ImportHloText(std::string_view text,
-                                              const HloImportOptions& options) {
+absl::StatusOr<std::unique_ptr<HloImport>> ImportHloModule(
+    std::string_view text, const HloImportOptions& options) {
   HloImportOptions effective = options;
   if (effective.source_name.empty()) effective.source_name = "<hlo text>";
   if (effective.alignment < 1) effective.alignment = 1;
-  ASSIGN_OR_RETURN(const HloModule module,
-                   ParseHloModule(text, effective.source_name));
+  auto import = std::make_unique<HloImport>();
+  ASSIGN_OR_RETURN(import->module, ParseHloModule(text, effective.source_name));
   // A conditional runs as its slowest branch: the latency it can save is
   // at most that branch's (and so is what the slowest branch's buffers
   // compete for).
-  HloCostModel cost(module, effective.hardware, effective.source_name);
+  HloCostModel cost(import->module, effective.hardware, effective.source_name);
   ASSIGN_OR_RETURN(
-      const FlatEntry entry,
-      FlattenEntry(module, effective.source_name,
+      import->flat,
+      FlattenEntry(import->module, effective.source_name,
                    [&cost](const HloInstruction& conditional) {
                      return cost.SlowestBranch(conditional);
                    }));
-  ASSIGN_OR_RETURN(HloImportResult result,
-                   BuildWorkload(module, entry, effective));
-  if (absl::Status status = CheckWorkload(result.workload); !status.ok()) {
+  ASSIGN_OR_RETURN(import->result,
+                   BuildWorkload(import->module, import->flat, effective));
+  if (absl::Status status = CheckWorkload(import->result.workload);
+      !status.ok()) {
     return absl::InternalError(
         absl::StrCat(effective.source_name,
                      ": the imported workload fails its checks (an importer "
                      "bug): ",
                      status.message()));
   }
-  return result;
+  return import;
+}
+
+absl::StatusOr<HloImportResult> ImportHloText(std::string_view text,
+                                              const HloImportOptions& options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<HloImport> import,
+                   ImportHloModule(text, options));
+  return std::move(import->result);
 }
 
 absl::StatusOr<HloImportResult> ImportHloFile(const std::string& path,

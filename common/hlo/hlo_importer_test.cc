@@ -170,11 +170,17 @@ TEST(HloImporterTest, WhileIsLaidOutOnceWithItsTripCountAndOneGroupPerState) {
     EXPECT_EQ(w.instructions(t).latency_case(), Instruction::LATENCY_NOT_SET);
     EXPECT_EQ(w.instructions(t).supply_us(), 0);
   }
-  ASSERT_EQ(w.loops_size(), 1);
+  // The loop, and its body a one-trip loop of its own inside it (copies
+  // stay in the computation they start in).
+  ASSERT_EQ(w.loops_size(), 2);
   EXPECT_EQ(w.loops(0).name(), "w");
   EXPECT_EQ(w.loops(0).trip_count(), 10);
   EXPECT_EQ(w.loops(0).first_step(), 1);
   EXPECT_EQ(w.loops(0).last_step(), 3);
+  EXPECT_EQ(w.loops(1).name(), "w/body");
+  EXPECT_EQ(w.loops(1).trip_count(), 1);
+  EXPECT_EQ(w.loops(1).first_step(), 2);
+  EXPECT_EQ(w.loops(1).last_step(), 3);
   EXPECT_THAT(Rows(w), ::testing::ElementsAre(
                            Row{"zero", false, 0, 4, 0, 2},
                            Row{"x", false, 0, 1024, 0, 3},
@@ -229,7 +235,7 @@ TEST(HloImporterTest, UnknownTripCountIsOneTripWithWarning) {
   EXPECT_THAT(result.warnings[0],
               HasSubstr("test.hlo:21: while 'w': trip count unknown"));
   EXPECT_THAT(result.warnings[0], HasSubstr("--trip-counts w=N"));
-  ASSERT_EQ(result.workload.loops_size(), 1);
+  ASSERT_EQ(result.workload.loops_size(), 2);
   EXPECT_EQ(result.workload.loops(0).trip_count(), 1);
 }
 
@@ -336,16 +342,16 @@ ENTRY e {
   ROOT n = f32[32]{0:S(1)} negate(cd)
 })");
   const Workload& w = result.workload;
-  EXPECT_THAT(Names(w), ::testing::ElementsAre("cs", "n"));
-  // copy-start reads p, writes the copy {0} and its context {2}; element
-  // {1} is p itself. copy-done is the copy {0}.
+  // A copy between memory spaces is a placement's transfer, not work: the
+  // copy-done names p itself, read by the negate.
+  EXPECT_THAT(Names(w), ::testing::ElementsAre("n"));
   EXPECT_THAT(Rows(w), ::testing::ElementsAre(Row{"p", false, 0, 128, 0, 0},
-                                              Row{"cs{0}", true, 0, 128, 0, 1},
-                                              Row{"cs{2}", true, 0, 4, 0, 0},
-                                              Row{"cs{0}", false, 1, 128, 0, 1},
-                                              Row{"n", true, 1, 128, 1, 1}));
-  // The S(1) annotations (an earlier memory-space assignment) are ignored,
-  // once, with a warning naming the first line that has one.
+                                              Row{"n", true, 0, 128, 0, 0}));
+  // The placement is the module's own answer (--mapping-out): p prefetched
+  // for the negate, n made in fast memory.
+  EXPECT_EQ(result.placement_transfers, 1);
+  EXPECT_THAT(result.mapping, ::testing::ElementsAre(COPY, NO_COPY));
+  // The S(1) annotations are noted once, naming the first line with one.
   ASSERT_EQ(result.warnings.size(), 1u);
   EXPECT_THAT(result.warnings[0],
               HasSubstr("test.hlo:4: 3 arrays carry a memory-space "

@@ -150,7 +150,7 @@ struct Comparison {
 Comparison PlayBoth(const Choice& choose) {
   const Workload loop = ImportOrDie(kLoop);
   const Workload unrolled = ImportOrDie(Unrolled());
-  EXPECT_EQ(loop.loops_size(), 1);
+  EXPECT_EQ(loop.loops_size(), 2);  // the loop, and its body
   EXPECT_EQ(unrolled.loops_size(), 0);
   absl::flat_hash_map<std::string, int> loop_step;
   for (int t = 0; t < loop.instructions_size(); ++t) {

@@ -91,6 +91,7 @@ absl::Status ParseDims(std::string_view text, size_t* pos, HloShape* shape) {
     }
     shape->dims.push_back(value);
   }
+  shape->dims_text = std::string(text.substr(*pos, close - *pos + 1));
   *pos = close + 1;
   return absl::OkStatus();
 }
@@ -104,6 +105,7 @@ absl::Status ParseLayout(std::string_view text, size_t* pos, HloShape* shape) {
     return ShapeError(text, *pos, "unclosed layout");
   }
   const std::string_view layout = text.substr(*pos, close - *pos + 1);
+  shape->layout_text = std::string(layout);
   shape->tiled = layout.find("T(") != std::string_view::npos;
   if (size_t s = layout.find("S("); s != std::string_view::npos) {
     const std::vector<int64_t> space = IntegersIn(layout.substr(s));
@@ -159,6 +161,90 @@ int HloShape::LeafCount() const {
   int count = 0;
   for (const HloShape& element : elements) count += element.LeafCount();
   return count;
+}
+
+namespace {
+
+// `layout_text` (e.g. "{1,0:T(8,128)S(1)}", or "" for none) with its memory
+// space set to `space`: S(n) removed, and "S(space)" added for space != 0.
+// No layout gets XLA's default, the dimensions major to minor.
+std::string LayoutWithSpace(const std::string& layout_text, size_t rank,
+                            int64_t space) {
+  std::string order, details;
+  if (layout_text.size() >= 2) {
+    const std::string inner = layout_text.substr(1, layout_text.size() - 2);
+    const size_t colon = inner.find(':');
+    order = inner.substr(0, colon);
+    if (colon != std::string::npos) details = inner.substr(colon + 1);
+  } else {
+    std::vector<std::string> dims;
+    for (size_t i = rank; i-- > 0;) dims.push_back(absl::StrCat(i));
+    order = absl::StrJoin(dims, ",");
+  }
+  // Drop any S(n) already there.
+  for (size_t s = details.find("S("); s != std::string::npos;
+       s = details.find("S(")) {
+    const size_t end = details.find(')', s);
+    details.erase(s, end == std::string::npos ? std::string::npos : end - s + 1);
+  }
+  if (space != 0) absl::StrAppend(&details, "S(", space, ")");
+  if (details.empty()) {
+    // XLA prints no layout for a scalar.
+    return rank == 0 ? std::string() : absl::StrCat("{", order, "}");
+  }
+  return absl::StrCat("{", order, ":", details, "}");
+}
+
+void PrintShapeTo(const HloShape& shape, const std::vector<int64_t>& spaces,
+                  size_t* leaf, std::string* out) {
+  switch (shape.kind) {
+    case HloShape::Kind::kTuple: {
+      out->push_back('(');
+      for (size_t i = 0; i < shape.elements.size(); ++i) {
+        if (i > 0) out->append(", ");
+        PrintShapeTo(shape.elements[i], spaces, leaf, out);
+      }
+      out->push_back(')');
+      return;
+    }
+    case HloShape::Kind::kToken:
+      ++*leaf;
+      out->append("token[]");
+      return;
+    case HloShape::Kind::kOpaque:
+      ++*leaf;
+      out->append("opaque[]");
+      return;
+    case HloShape::Kind::kArray: {
+      const int64_t space = *leaf < spaces.size() ? spaces[*leaf] : 0;
+      ++*leaf;
+      absl::StrAppend(out, shape.element_type,
+                      shape.dims_text.empty()
+                          ? absl::StrCat("[", absl::StrJoin(shape.dims, ","), "]")
+                          : shape.dims_text,
+                      LayoutWithSpace(shape.layout_text, shape.dims.size(),
+                                      space));
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+std::string PrintShapeWithSpaces(const HloShape& shape,
+                                 const std::vector<int64_t>& leaf_spaces) {
+  std::string out;
+  size_t leaf = 0;
+  PrintShapeTo(shape, leaf_spaces, &leaf, &out);
+  return out;
+}
+
+void HloShape::AppendLeafSpaces(std::vector<int64_t>* spaces) const {
+  if (!IsTuple()) {
+    spaces->push_back(memory_space);
+    return;
+  }
+  for (const HloShape& element : elements) element.AppendLeafSpaces(spaces);
 }
 
 std::string HloShape::ToString() const {

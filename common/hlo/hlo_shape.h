@@ -28,6 +28,10 @@ struct HloShape {
   std::vector<HloShape> elements;  // tuples
   bool tiled = false;              // layout has T(...) tiles
   int64_t memory_space = 0;        // layout's S(n); 0 = default
+  // The text as written, for printing the shape back: "[4,<=8]" and the
+  // layout "{1,0:T(8,128)S(1)}" ("" when the module gives none).
+  std::string dims_text;
+  std::string layout_text;
 
   bool IsTuple() const { return kind == Kind::kTuple; }
   int64_t ElementCount() const;  // arrays; 0 for others
@@ -37,7 +41,15 @@ struct HloShape {
   void AppendLeaves(std::vector<const HloShape*>* leaves) const;
   int LeafCount() const;
   std::string ToString() const;  // without layout, e.g. "(f32[2], s32[])"
+  // Each leaf's memory space, depth first (tokens count as leaves).
+  void AppendLeafSpaces(std::vector<int64_t>* spaces) const;
 };
+
+// The shape as HLO text with layouts, leaf k (depth first) in memory space
+// leaf_spaces[k] (0 when missing): S(n) written into the leaf's layout, or
+// taken out for 0; a leaf without a layout gets XLA's default one.
+std::string PrintShapeWithSpaces(const HloShape& shape,
+                                 const std::vector<int64_t>& leaf_spaces);
 
 // Storage bits of an element type ("f32" -> 32, "pred" -> 8, "s4" -> 4), or
 // 0 when the name is not an HLO element type.

@@ -90,18 +90,21 @@ TEST(SharedLlamaTest, LoopsAreInTheGameWithTheirTripCounts) {
   auto result = ImportHloFile(path, TestOptions());
   ASSERT_TRUE(result.ok()) << result.status();
   const Workload& workload = result->workload;
-  ASSERT_EQ(workload.loops_size(), 2);
-  for (const Loop& loop : workload.loops()) {
-    EXPECT_EQ(loop.trip_count(), 32) << loop.name();
-  }
+  // Each loop, and its body a one-trip loop inside it.
+  ASSERT_EQ(workload.loops_size(), 4);
   EXPECT_EQ(workload.loops(0).name(), "while.36");
-  EXPECT_EQ(workload.loops(1).name(), "while.37");
+  EXPECT_EQ(workload.loops(0).trip_count(), 32);
+  EXPECT_EQ(workload.loops(1).name(), "while.36/body");
+  EXPECT_EQ(workload.loops(1).trip_count(), 1);
+  EXPECT_EQ(workload.loops(2).name(), "while.37");
+  EXPECT_EQ(workload.loops(2).trip_count(), 32);
   // The bodies' buffers are buffers of the game (274 and 528 instructions
   // of body and condition in the module).
   int inside = 0;
   for (const Buffer& buffer : workload.buffers()) {
     for (const Loop& loop : workload.loops()) {
-      inside += buffer.target_time() >= loop.first_step() &&
+      inside += loop.trip_count() == 32 &&
+                buffer.target_time() >= loop.first_step() &&
                 buffer.target_time() <= loop.last_step();
     }
   }

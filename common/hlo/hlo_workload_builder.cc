@@ -23,6 +23,8 @@ struct Tensor {
   int64_t size = 0;
   int def_time = -1;         // -1: present when the program starts
   std::string def_name;      // the flat instruction that defines it
+  int def_flat = -1;         // its index; -1 for a copy the import added
+  int def_leaf = 0;          // which array leaf of it
   int defining_buffer = -1;  // output buffer at def_time
   int last_buffer = -1;      // the buffer with the latest target_time
   bool program_output = false;
@@ -38,9 +40,29 @@ struct PendingBuffer {
 struct OpenLoop {
   const FlatLoop* loop = nullptr;
   int entry_step = 0;
+  int body_first_step = -1;          // the first step of the body
   int first_buffer = 0;              // buffers after the entry marker's
   std::vector<int> state;            // the loop state's leaves (tensors)
   absl::flat_hash_map<int, int> entry_read;  // tensor -> its read there
+};
+
+// A copy-start between memory spaces (or within the fast one): a transfer
+// that a memory-space assignment placed (XLA's, or `mmapctl export`'s),
+// not work of the program. Its copy-done names the same data.
+bool IsPlacementCopy(const HloInstruction& instruction) {
+  if (instruction.opcode != "copy-start" || !instruction.shape.IsTuple() ||
+      instruction.shape.elements.size() < 2) {
+    return false;
+  }
+  return instruction.shape.elements[0].memory_space != 0 ||
+         instruction.shape.elements[1].memory_space != 0;
+}
+
+// The data a value carries, leaf by leaf, as a placement reads it: the
+// memory space, and the transfer (copy-start) it arrived by, if any.
+struct Placed {
+  int64_t space = 0;
+  int copy = -1;
 };
 
 bool EndsWith(std::string_view text, std::string_view suffix) {
@@ -146,11 +168,36 @@ class Builder {
   std::vector<InPlace> in_place_;
   int in_place_refused_ = 0;
   absl::flat_hash_set<std::string> trip_counts_used_;
+  int current_flat_ = -1;  // the flat instruction being visited
+  // The module's own placement (HloImportResult::mapping): what each
+  // value's leaves are, the transfers, and each buffer's action.
+  void StartTransfer(const HloInstruction& start);
+  void PlaceValue(const HloInstruction& instruction);
+  void PlaceReads(const std::vector<int>& reads,
+                  const absl::flat_hash_map<int, int>& operand_buffers,
+                  const std::vector<std::string>& operands);
+  void DecideOutputs();
+  struct Transfer {
+    int tensor = 0;
+    Placed from;
+    int64_t to_space = 0;
+    int start_step = 0;
+    int done_step = -1;
+  };
+  absl::flat_hash_map<std::string, std::vector<Placed>> placed_;
+  absl::flat_hash_map<std::string, int> transfer_of_start_;
+  std::vector<Transfer> transfers_;
+  absl::flat_hash_set<int> transfers_read_;
+  std::vector<Action> mapping_;  // by buffer (proto Action)
+  std::vector<int64_t> home_space_;  // by tensor, where it is defined
+  int placement_annotations_ = 0;
+  std::vector<int> step_flat_;  // HloImportTrace::step_flat
   // The last flat instruction that reads each flat name, views followed
   // through to what they name (LastUses); ROOT's values: past the end.
   absl::flat_hash_map<std::string, int> last_use_;
   absl::flat_hash_set<int> marker_steps_;  // zero time, zero benefit
   int loop_copies_ = 0;
+  int while_loops_ = 0;  // laid out as loops of the workload
 };
 
 void Builder::Warn(int line, const std::string& message) {
@@ -171,6 +218,8 @@ std::vector<int> Builder::NewTensors(const HloInstruction& instruction,
     tensor.size = shapes[i]->ByteSize();
     tensor.def_time = time;
     tensor.def_name = instruction.name;
+    tensor.def_flat = current_flat_;
+    tensor.def_leaf = static_cast<int>(i);
     leaves.push_back(static_cast<int>(tensors_.size()));
     tensors_.push_back(std::move(tensor));
   }
@@ -288,6 +337,7 @@ void Builder::Union(int a, int b, int line, std::string_view why) {
 
 void Builder::AddInstruction(const HloInstruction& instruction) {
   const int t = workload_.instructions_size();
+  step_flat_.push_back(current_flat_);
   Instruction* out = workload_.add_instructions();
   out->set_name(instruction.name);
   out->set_opcode(instruction.opcode);
@@ -352,6 +402,8 @@ void Builder::AddInstruction(const HloInstruction& instruction) {
   }
   AliasInPlace(instruction, operand_buffers, outputs);
   leaves_[instruction.name] = std::move(outputs);
+  PlaceReads(reads, operand_buffers, instruction.operands);
+  PlaceValue(instruction);
 }
 
 void Builder::AliasInPlace(const HloInstruction& instruction,
@@ -499,17 +551,21 @@ int Builder::AddMarker(const HloInstruction& instruction,
                        const std::vector<int>& tensors,
                        absl::flat_hash_map<int, int>* reads) {
   const int t = workload_.instructions_size();
+  step_flat_.push_back(current_flat_);
   Instruction* out = workload_.add_instructions();
   out->set_name(instruction.name);
   out->set_opcode(instruction.opcode == kLoopEntryOpcode ? "loop-entry"
                                                           : "loop-exit");
   out->set_supply_us(0);  // no latency model: zero time, zero benefit
   marker_steps_.insert(t);
+  std::vector<int> read;
   for (int tensor : tensors) {
     if (tensors_[tensor].size > 0 && !reads->contains(tensor)) {
       (*reads)[tensor] = AddBuffer(tensor, t, /*is_output=*/false);
+      read.push_back(tensor);
     }
   }
+  PlaceReads(read, *reads, instruction.operands);
   return t;
 }
 
@@ -537,6 +593,7 @@ void Builder::EnterLoop(const HloInstruction& entry) {
   open.entry_step = AddMarker(entry, open.state, &open.entry_read);
   open.first_buffer = static_cast<int>(buffers_.size());
   leaves_[entry.name] = open.state;
+  PlaceValue(entry);
   open_loops_.push_back(std::move(open));
 }
 
@@ -553,7 +610,10 @@ int Builder::AddLoopCopy(const HloInstruction& marker, size_t element,
   copy.shape.element_type = "u8";
   copy.shape.element_bits = 8;
   copy.shape.dims = {tensors_[tensor].size};
+  const int visiting = current_flat_;
+  current_flat_ = -1;  // a copy of the import's own
   AddInstruction(copy);
+  current_flat_ = visiting;
   ++loop_copies_;
   return leaves_.at(copy.name).front();
 }
@@ -618,20 +678,35 @@ void Builder::ExitLoop(const HloInstruction& exit) {
     }
   }
   leaves_[exit.name] = std::move(result);
+  PlaceValue(exit);
   if (open.loop == nullptr || first_step > exit_step - 1) return;
   int64_t trips = open.loop->trip_count.trips;
-  if (auto given = options_.trip_counts.find(open.loop->hlo_name);
-      given != options_.trip_counts.end()) {
+  auto given = options_.trip_counts.find(open.loop->name);
+  if (given == options_.trip_counts.end()) {
+    given = options_.trip_counts.find(open.loop->hlo_name);
+  }
+  if (given != options_.trip_counts.end()) {
     trips = given->second;
     trip_counts_used_.insert(given->first);
   } else {
     WarnTripCount(*open.loop);
   }
+  ++while_loops_;
   Loop* loop = workload_.add_loops();
   loop->set_name(open.loop->name);
   loop->set_trip_count(trips);
   loop->set_first_step(first_step);
   loop->set_last_step(exit_step - 1);
+  // The condition and the body are computations of their own: the body is a
+  // one-trip loop inside the loop, so no copy runs from one into the other
+  // (an async copy starts and ends in one computation).
+  if (open.body_first_step > first_step && open.body_first_step < exit_step) {
+    Loop* body = workload_.add_loops();
+    body->set_name(absl::StrCat(open.loop->name, "/body"));
+    body->set_trip_count(1);
+    body->set_first_step(open.body_first_step);
+    body->set_last_step(exit_step - 1);
+  }
 }
 
 void Builder::WarnTripCount(const FlatLoop& loop) {
@@ -656,7 +731,8 @@ void Builder::LastUses() {
     const HloInstruction& instruction = entry_.instructions[i];
     // A view reads nothing itself: what it names is read where it is.
     int use = i;
-    if (ClassOf(instruction.opcode) == OpcodeClass::kView) {
+    if (ClassOf(instruction.opcode) == OpcodeClass::kView ||
+        IsPlacementCopy(instruction)) {
       const auto later = last_use_.find(instruction.name);
       if (later == last_use_.end()) continue;
       use = later->second;
@@ -707,6 +783,13 @@ void Builder::NoteMemorySpaces(const HloInstruction& instruction) {
 }
 
 absl::Status Builder::Visit(const HloInstruction& instruction) {
+  // The first step of a body, for the loop being laid out.
+  for (OpenLoop& open : open_loops_) {
+    if (open.body_first_step < 0 && open.loop != nullptr &&
+        current_flat_ >= open.loop->body_begin) {
+      open.body_first_step = workload_.instructions_size();
+    }
+  }
   if (instruction.opcode == kLoopEntryOpcode) {
     EnterLoop(instruction);
     return absl::OkStatus();
@@ -716,11 +799,16 @@ absl::Status Builder::Visit(const HloInstruction& instruction) {
     return absl::OkStatus();
   }
   NoteMemorySpaces(instruction);
+  if (IsPlacementCopy(instruction)) {
+    StartTransfer(instruction);
+    return absl::OkStatus();
+  }
   if (IsAsyncDone(instruction.opcode)) EndAsync(instruction);
   switch (ClassOf(instruction.opcode)) {
     case OpcodeClass::kSource:
     case OpcodeClass::kNoWork:
       leaves_[instruction.name] = NewTensors(instruction, -1);
+      PlaceValue(instruction);
       return absl::OkStatus();
     case OpcodeClass::kView: {
       std::vector<int> leaves;
@@ -728,6 +816,7 @@ absl::Status Builder::Visit(const HloInstruction& instruction) {
       if (!resolved.ok()) return resolved.status();
       if (*resolved) {
         leaves_[instruction.name] = std::move(leaves);
+        PlaceValue(instruction);
         return absl::OkStatus();
       }
       Warn(instruction.line,
@@ -744,6 +833,151 @@ absl::Status Builder::Visit(const HloInstruction& instruction) {
   }
   AddInstruction(instruction);
   return absl::OkStatus();
+}
+
+void Builder::StartTransfer(const HloInstruction& start) {
+  const std::vector<int> source =
+      start.operands.empty() ? std::vector<int>{}
+                             : leaves_.at(start.operands[0]);
+  std::vector<Placed> from = start.operands.empty()
+                                 ? std::vector<Placed>{}
+                                 : placed_[start.operands[0]];
+  from.resize(source.size());
+  // Element {0} the copy, {1} the source, {2} the copy's context.
+  std::vector<int> leaves = source;
+  leaves.insert(leaves.end(), source.begin(), source.end());
+  Tensor context;
+  context.name = start.name + "{context}";
+  leaves.push_back(static_cast<int>(tensors_.size()));
+  tensors_.push_back(std::move(context));
+  leaves_[start.name] = std::move(leaves);
+  const int id = static_cast<int>(transfers_.size());
+  Transfer transfer;
+  transfer.tensor = source.size() == 1 ? source[0] : -1;
+  transfer.from = from.empty() ? Placed{} : from[0];
+  transfer.to_space = start.shape.elements[0].memory_space;
+  transfer.start_step = workload_.instructions_size();
+  transfers_.push_back(transfer);
+  transfer_of_start_[start.name] = id;
+  std::vector<Placed> placed(source.size(), Placed{transfer.to_space, id});
+  placed.insert(placed.end(), from.begin(), from.end());
+  placed.push_back(Placed{});
+  placed_[start.name] = std::move(placed);
+}
+
+void Builder::PlaceValue(const HloInstruction& instruction) {
+  const std::vector<int>& leaves = leaves_.at(instruction.name);
+  std::vector<int64_t> spaces;
+  instruction.shape.AppendLeafSpaces(&spaces);
+  std::vector<Placed> placed(leaves.size());
+  if (instruction.opcode == "copy-done" && !instruction.operands.empty()) {
+    const auto transfer = transfer_of_start_.find(instruction.operands[0]);
+    if (transfer != transfer_of_start_.end()) {
+      transfers_[transfer->second].done_step = workload_.instructions_size();
+      for (Placed& leaf : placed) {
+        leaf = Placed{transfers_[transfer->second].to_space, transfer->second};
+      }
+      placed_[instruction.name] = std::move(placed);
+      return;
+    }
+  }
+  if (instruction.opcode == "get-tuple-element" &&
+      !instruction.operands.empty()) {
+    const HloInstruction* tuple = entry_.Find(instruction.operands[0]);
+    const std::vector<Placed>& from = placed_[instruction.operands[0]];
+    const std::string* index = instruction.Attribute("index");
+    std::vector<int> positions(from.size());
+    std::iota(positions.begin(), positions.end(), 0);
+    std::vector<int> slice;
+    if (tuple != nullptr && index != nullptr &&
+        Slice(tuple->shape, positions, IntegersIn(*index), &slice) &&
+        slice.size() == placed.size()) {
+      for (size_t k = 0; k < slice.size(); ++k) placed[k] = from[slice[k]];
+      placed_[instruction.name] = std::move(placed);
+      return;
+    }
+  }
+  for (size_t k = 0; k < leaves.size(); ++k) {
+    const int tensor = leaves[k];
+    if (tensors_[tensor].def_flat == current_flat_ && current_flat_ >= 0) {
+      placed[k].space = k < spaces.size() ? spaces[k] : 0;  // defined here
+      if (tensor >= static_cast<int>(home_space_.size())) {
+        home_space_.resize(tensors_.size(), 0);
+      }
+      home_space_[tensor] = placed[k].space;
+      if (placed[k].space != 0) ++placement_annotations_;
+      continue;
+    }
+    // Passed on from the operand that carries it.
+    for (const std::string& operand : instruction.operands) {
+      const auto carried = leaves_.find(operand);
+      if (carried == leaves_.end()) continue;
+      const auto at = std::find(carried->second.begin(), carried->second.end(),
+                                tensor);
+      if (at == carried->second.end()) continue;
+      const std::vector<Placed>& from = placed_[operand];
+      const size_t i = static_cast<size_t>(at - carried->second.begin());
+      if (i < from.size()) placed[k] = from[i];
+      break;
+    }
+  }
+  placed_[instruction.name] = std::move(placed);
+}
+
+void Builder::PlaceReads(const std::vector<int>& reads,
+                         const absl::flat_hash_map<int, int>& operand_buffers,
+                         const std::vector<std::string>& operands) {
+  for (int tensor : reads) {
+    const auto buffer = operand_buffers.find(tensor);
+    if (buffer == operand_buffers.end()) continue;
+    Placed read;
+    for (const std::string& operand : operands) {
+      const auto carried = leaves_.find(operand);
+      if (carried == leaves_.end()) continue;
+      const auto at = std::find(carried->second.begin(), carried->second.end(),
+                                tensor);
+      if (at == carried->second.end()) continue;
+      const std::vector<Placed>& from = placed_[operand];
+      const size_t i = static_cast<size_t>(at - carried->second.begin());
+      if (i < from.size()) read = from[i];
+      break;
+    }
+    if (mapping_.size() <= static_cast<size_t>(buffer->second)) {
+      mapping_.resize(buffer->second + 1, DROP);
+    }
+    // In fast memory: a prefetch's first reader copies it, later ones (and
+    // readers of a value made in fast memory) find it there.
+    Action action = DROP;
+    if (read.space != 0) {
+      action = NO_COPY;
+      if (read.copy >= 0 && transfers_read_.insert(read.copy).second) {
+        action = COPY;
+      }
+    }
+    mapping_[buffer->second] = action;
+  }
+}
+
+void Builder::DecideOutputs() {
+  mapping_.resize(buffers_.size(), DROP);
+  home_space_.resize(tensors_.size(), 0);
+  // Written back: a transfer of the value as defined to memory space 0
+  // whose done comes at least one instruction after its start.
+  absl::flat_hash_set<int> written_back;
+  for (const Transfer& transfer : transfers_) {
+    if (transfer.tensor >= 0 && transfer.from.copy < 0 &&
+        transfer.from.space != 0 && transfer.to_space == 0 &&
+        transfer.done_step > transfer.start_step) {
+      written_back.insert(transfer.tensor);
+    }
+  }
+  for (size_t b = 0; b < buffers_.size(); ++b) {
+    if (!buffers_[b].is_output) continue;
+    const int tensor = buffers_[b].tensor;
+    mapping_[b] = home_space_[tensor] == 0          ? DROP
+                  : written_back.contains(tensor)   ? COPY
+                                                    : NO_COPY;
+  }
 }
 
 void Builder::Emit(HloImportResult* result) {
@@ -803,7 +1037,7 @@ void Builder::Emit(HloImportResult* result) {
   provenance["buffers"] = std::to_string(workload_.buffers_size());
   provenance["tensors"] = std::to_string(tensor_ids.size());
   provenance["alias_groups"] = std::to_string(group_ids.size());
-  provenance["loops"] = std::to_string(workload_.loops_size());
+  provenance["loops"] = std::to_string(while_loops_);  // bodies aside
   if (loop_copies_ > 0) {
     provenance["loop_copies"] = std::to_string(loop_copies_);
   }
@@ -814,8 +1048,8 @@ void Builder::Emit(HloImportResult* result) {
     Warn(memory_space_line_,
          absl::StrCat(memory_space_arrays_,
                       " arrays carry a memory-space annotation S(n) from an "
-                      "earlier memory-space assignment; ignored: the game "
-                      "decides placement"));
+                      "earlier memory-space assignment: read as the module's "
+                      "own placement (--mapping-out), not as the workload"));
   }
   if (conditionals_laid_out_ > 0) {
     provenance["conditionals_as_slowest_branch"] =
@@ -830,6 +1064,20 @@ void Builder::Emit(HloImportResult* result) {
     warnings_.push_back(warning);
   }
   provenance["warnings"] = std::to_string(warnings_.size());
+  HloImportTrace& trace = result->trace;
+  trace.step_flat = std::move(step_flat_);
+  for (const Tensor& tensor : tensors_) {
+    trace.tensor_flat.push_back(tensor.def_flat);
+    trace.tensor_leaf.push_back(tensor.def_leaf);
+    trace.tensor_bytes.push_back(tensor.size);
+  }
+  for (const PendingBuffer& buffer : buffers_) {
+    trace.buffer_tensor.push_back(buffer.tensor);
+  }
+  trace.leaves = std::move(leaves_);
+  DecideOutputs();
+  result->mapping = std::move(mapping_);
+  result->placement_transfers = static_cast<int>(transfers_.size());
   result->warnings = std::move(warnings_);
   result->workload = std::move(workload_);
 }
@@ -849,8 +1097,10 @@ absl::StatusOr<HloImportResult> Builder::Build() {
   workload_.set_alignment(options_.alignment);
   LastUses();
   for (const HloInstruction& instruction : entry_.instructions) {
+    current_flat_ = static_cast<int>(&instruction - entry_.instructions.data());
     RETURN_IF_ERROR(Visit(instruction));
   }
+  current_flat_ = -1;
   if (workload_.instructions_size() == 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         options_.source_name, ":", entry_.line, ": entry computation '",

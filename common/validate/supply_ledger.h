@@ -11,11 +11,15 @@
 namespace mmapzero::validate {
 
 // Supply covers a demand up to this relative shortfall (floating-point sums
-// of step supplies rarely equal a demand exactly).
+// of step supplies rarely equal a demand exactly), and this absolute one in
+// us (what is left of a step after several copies took from it differs
+// from the demand of a next copy in the last bits: the engine accepts up to
+// 1e-12 us too).
 inline constexpr double kSupplyTolerance = 1e-9;
+inline constexpr double kSupplyToleranceUs = 1e-12;
 
 inline bool CoversDemand(double available, double demand) {
-  return available >= demand * (1.0 - kSupplyTolerance);
+  return available >= demand * (1.0 - kSupplyTolerance) - kSupplyToleranceUs;
 }
 
 class SupplyLedger {
