@@ -539,7 +539,8 @@ TEST(LoopTest, PrefetchStaysInsideItsLoop) {
   EXPECT_FALSE(looped.Game().Outcome(Action::kCopy).legal);
   WorkloadBuilder straight(6, 100);
   straight.Add(3, false, 40, 0, 0, 3, 15, 7);
-  const ActionOutcome& copy = straight.Game().Outcome(Action::kCopy);
+  const MMapGame straight_game = straight.Game();
+  const ActionOutcome& copy = straight_game.Outcome(Action::kCopy);
   ASSERT_TRUE(copy.legal);
   EXPECT_EQ(copy.copy.first, 1);
 }
@@ -550,7 +551,8 @@ TEST(LoopTest, PrefetchAfterALoopDoesNotStartInsideIt) {
   WorkloadBuilder fits(6, 100);
   fits.Add(5, false, 40, 0, 0, 5, /*demand=*/10, 1);
   fits.Loop(2, 3, 4);
-  const ActionOutcome& copy = fits.Game().Outcome(Action::kCopy);
+  const MMapGame fits_game = fits.Game();
+  const ActionOutcome& copy = fits_game.Outcome(Action::kCopy);
   ASSERT_TRUE(copy.legal);
   EXPECT_EQ(copy.copy.first, 4);
   EXPECT_EQ(copy.interval_start, 4);
@@ -566,7 +568,8 @@ TEST(LoopTest, WriteBackEndsInsideItsLoop) {
   WorkloadBuilder fits(6, 100);
   fits.Add(2, true, 40, 0, 2, 5, /*demand=*/10, 1);
   fits.Loop(2, 3, 4);
-  const ActionOutcome& copy = fits.Game().Outcome(Action::kCopy);
+  const MMapGame fits_game = fits.Game();
+  const ActionOutcome& copy = fits_game.Outcome(Action::kCopy);
   ASSERT_TRUE(copy.legal);
   EXPECT_EQ(copy.copy.last, 3);
   WorkloadBuilder too_long(6, 100);

@@ -173,6 +173,15 @@ class Exporter {
   void PrintFlat(int scope, int f);
   absl::Status PrintLoop(int scope, int loop);
   void PrintAddedCopy(int scope, int step);
+  // The first of the copies the import added in `scope` right before
+  // `step` (a loop marker's), or `step` when there are none.
+  int FirstAddedCopy(int step, int scope) const {
+    while (step > 0 && trace_.step_flat[step - 1] < 0 &&
+           scope_of_step_[step - 1] == scope) {
+      --step;
+    }
+    return step;
+  }
   void PrintStepLines(int scope, int step, bool after);
   // `value` (a flat name) as the instruction at `step` reads it: printed as
   // is, or a version (a tuple of versions) of the tensors `want` by leaf.
@@ -761,12 +770,9 @@ absl::Status Exporter::PrintLoop(int scope, int l) {
   const int entry_step = step_of_flat_[loop.entry];
   const int exit_step = step_of_flat_[loop.exit];
   // Copies the import added before the loop sit right before its marker.
-  int first = entry_step;
-  while (first > 0 && trace_.step_flat[first - 1] < 0 &&
-         scope_of_step_[first - 1] == scope) {
-    --first;
+  for (int t = FirstAddedCopy(entry_step, scope); t < entry_step; ++t) {
+    PrintAddedCopy(scope, t);
   }
-  for (int t = first; t < entry_step; ++t) PrintAddedCopy(scope, t);
   PrintStepLines(scope, entry_step, /*after=*/false);
   const HloInstruction& entry = Flat(loop.entry);
   const std::string init =
@@ -790,12 +796,9 @@ absl::Status Exporter::PrintLoop(int scope, int l) {
     }
     // The copies the import added at the end of the body, then its root:
     // the state's next values, as the exit reads them.
-    int copies = exit_step;
-    while (copies > 0 && trace_.step_flat[copies - 1] < 0 &&
-           scope_of_step_[copies - 1] == inner) {
-      --copies;
+    for (int t = FirstAddedCopy(exit_step, inner); t < exit_step; ++t) {
+      PrintAddedCopy(inner, t);
     }
-    for (int t = copies; t < exit_step; ++t) PrintAddedCopy(inner, t);
     PrintStepLines(inner, exit_step, /*after=*/false);
     const HloInstruction& exit = Flat(loop.exit);
     computation.root = PrintedOperand(inner, exit_step, exit.operands[0], state,

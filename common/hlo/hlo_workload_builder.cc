@@ -173,6 +173,8 @@ class Builder {
   // value's leaves are, the transfers, and each buffer's action.
   void StartTransfer(const HloInstruction& start);
   void PlaceValue(const HloInstruction& instruction);
+  // How `tensor` is placed in the first of `operands` that carries it.
+  Placed PlacedThrough(int tensor, const std::vector<std::string>& operands);
   void PlaceReads(const std::vector<int>& reads,
                   const absl::flat_hash_map<int, int>& operand_buffers,
                   const std::vector<std::string>& operands);
@@ -908,20 +910,24 @@ void Builder::PlaceValue(const HloInstruction& instruction) {
       if (placed[k].space != 0) ++placement_annotations_;
       continue;
     }
-    // Passed on from the operand that carries it.
-    for (const std::string& operand : instruction.operands) {
-      const auto carried = leaves_.find(operand);
-      if (carried == leaves_.end()) continue;
-      const auto at = std::find(carried->second.begin(), carried->second.end(),
-                                tensor);
-      if (at == carried->second.end()) continue;
-      const std::vector<Placed>& from = placed_[operand];
-      const size_t i = static_cast<size_t>(at - carried->second.begin());
-      if (i < from.size()) placed[k] = from[i];
-      break;
-    }
+    placed[k] = PlacedThrough(tensor, instruction.operands);  // passed on
   }
   placed_[instruction.name] = std::move(placed);
+}
+
+Placed Builder::PlacedThrough(int tensor,
+                              const std::vector<std::string>& operands) {
+  for (const std::string& operand : operands) {
+    const auto carried = leaves_.find(operand);
+    if (carried == leaves_.end()) continue;
+    const auto at =
+        std::find(carried->second.begin(), carried->second.end(), tensor);
+    if (at == carried->second.end()) continue;
+    const std::vector<Placed>& from = placed_[operand];
+    const size_t i = static_cast<size_t>(at - carried->second.begin());
+    return i < from.size() ? from[i] : Placed{};
+  }
+  return Placed{};
 }
 
 void Builder::PlaceReads(const std::vector<int>& reads,
@@ -930,18 +936,7 @@ void Builder::PlaceReads(const std::vector<int>& reads,
   for (int tensor : reads) {
     const auto buffer = operand_buffers.find(tensor);
     if (buffer == operand_buffers.end()) continue;
-    Placed read;
-    for (const std::string& operand : operands) {
-      const auto carried = leaves_.find(operand);
-      if (carried == leaves_.end()) continue;
-      const auto at = std::find(carried->second.begin(), carried->second.end(),
-                                tensor);
-      if (at == carried->second.end()) continue;
-      const std::vector<Placed>& from = placed_[operand];
-      const size_t i = static_cast<size_t>(at - carried->second.begin());
-      if (i < from.size()) read = from[i];
-      break;
-    }
+    const Placed read = PlacedThrough(tensor, operands);
     if (mapping_.size() <= static_cast<size_t>(buffer->second)) {
       mapping_.resize(buffer->second + 1, DROP);
     }
