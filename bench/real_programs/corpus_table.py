@@ -59,9 +59,10 @@ def main():
             with open(out) as f:
                 workload = json.load(f)
             p = workload["provenance"]
-            # Each while (its body, a one-trip loop inside it, aside).
+            # Each while (the one-trip loops of its body and of a
+            # conditional's branch aside).
             loops = [l for l in workload.get("loops", [])
-                     if not l["name"].endswith("/body")]
+                     if not l["name"].endswith(("/body", "/branch"))]
             trip_counts = sorted({int(l["trip_count"]) for l in loops})
             loop_text = (f"{len(loops)} ({', '.join(map(str, trip_counts))})"
                          if loops else "0")

@@ -111,19 +111,20 @@ class Flattener {
                                     depth, &flat_name));
         if (laid_out) continue;
       }
-      std::vector<std::string> arguments = operands;
+      std::vector<std::string> callee_arguments = operands;
       const HloComputation* callee = nullptr;
+      int branch = -1;  // a conditional's laid-out branch
       if (instruction.opcode == "call") {
         const std::string* name = instruction.Attribute("to_apply");
         if (name != nullptr) callee = module_.FindComputation(*name);
       } else if (instruction.opcode == "conditional" && choose_branch_) {
-        const int branch = choose_branch_(instruction);
+        branch = choose_branch_(instruction);
         const std::vector<std::string> branches =
             ControlFlowComputations(instruction);
         if (branch >= 0 && branch < static_cast<int>(branches.size()) &&
             branch + 1 < static_cast<int>(operands.size())) {
           callee = module_.FindComputation(branches[branch]);
-          arguments = {operands[branch + 1]};
+          callee_arguments = {operands[branch + 1]};
           if (callee != nullptr && flat_.conditionals_laid_out++ == 0) {
             flat_.first_conditional_line = instruction.line;
           }
@@ -137,10 +138,23 @@ class Flattener {
                                     "itself?)"));
         }
         if (instruction.opcode == "call") ++flat_.inlined_calls;
+        const int first = static_cast<int>(flat_.computation.instructions.size());
         ASSIGN_OR_RETURN(std::string result,
-                         Append(*callee, arguments,
+                         Append(*callee, callee_arguments,
                                 absl::StrCat(prefix, instruction.name, "/"),
                                 depth + 1));
+        if (instruction.opcode == "conditional") {
+          FlatConditional laid_out;
+          laid_out.name = absl::StrCat(prefix, instruction.name);
+          laid_out.original = &instruction;
+          laid_out.operands = operands;
+          laid_out.branch = branch;
+          laid_out.first = first;
+          laid_out.last =
+              static_cast<int>(flat_.computation.instructions.size()) - 1;
+          laid_out.root = result;
+          flat_.conditionals.push_back(std::move(laid_out));
+        }
         flat_name[instruction.name] = std::move(result);
         continue;
       }

@@ -69,6 +69,17 @@ struct FlatLoop {
   std::vector<bool> passes_through;
 };
 
+// One conditional laid out as the branch its chooser picked.
+struct FlatConditional {
+  std::string name;  // the conditional's flat name (not an instruction)
+  const HloInstruction* original = nullptr;  // the conditional in the module
+  std::vector<std::string> operands;  // its operands' flat names
+  int branch = 0;    // the branch laid out (ControlFlowComputations order)
+  int first = 0;     // flat indices of the branch's instructions:
+  int last = -1;     //   [first, last], empty when first > last
+  std::string root;  // flat name of the branch's value (the conditional's)
+};
+
 struct FlatEntry {
   // The entry's name, its instructions in program order (index order), with
   // `index` and `root` set; parameters are the entry's own.
@@ -77,6 +88,7 @@ struct FlatEntry {
   std::vector<FlatLoop> loops;  // inner loops before the loops around them
   int64_t conditionals_laid_out = 0;  // replaced by one of their branches
   int first_conditional_line = 0;     // the first of those
+  std::vector<FlatConditional> conditionals;  // inner ones first
 };
 
 // Which branch of a conditional to lay out (an index into

@@ -297,8 +297,8 @@ double HloCostModel::InstructionUs(const HloComputation& computation,
                                    const HloInstruction& instruction) {
   const OpcodeClass kind = ClassOf(instruction.opcode);
   if (kind == OpcodeClass::kSource || kind == OpcodeClass::kView ||
-      kind == OpcodeClass::kNoWork) {
-    return 0;
+      kind == OpcodeClass::kNoWork || IsPlacementCopy(instruction)) {
+    return 0;  // no work: a placement's transfers are not the program's
   }
   const InstructionCost cost = Cost(computation, instruction);
   double compute_us = cost.compute_us;

@@ -14,6 +14,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -127,14 +128,23 @@ class Exporter {
     const auto it = flat_.computation.index.find(name);
     return it == flat_.computation.index.end() ? -1 : it->second;
   }
-  // Scopes: 0 the entry; loop L's condition 1 + 2L, its body 2 + 2L.
+  // Scopes: 0 the entry; loop L's condition 1 + 2L, its body 2 + 2L;
+  // conditional C's laid-out branch 1 + 2 * loops + C.
   int ScopeOfFlat(int f) const {
-    const int loop = loop_of_flat_[f];
-    if (loop < 0) return 0;
-    return f < flat_.loops[loop].body_begin ? 1 + 2 * loop : 2 + 2 * loop;
+    return f >= 0 && f < NumFlat() ? scope_of_flat_[f] : 0;
   }
   int ParentScope(int loop) const {
     return ScopeOfFlat(flat_.loops[loop].entry);
+  }
+  int BranchScope(int c) const {
+    return 1 + 2 * static_cast<int>(flat_.loops.size()) + c;
+  }
+  // Whether `scope` is `outer` or inside it.
+  bool Within(int scope, int outer) const {
+    for (; scope > 0; scope = parent_scope_[scope]) {
+      if (scope == outer) return true;
+    }
+    return scope == outer;
   }
   static std::string Key(int scope, const std::string& name) {
     return absl::StrCat(scope, ":", name);
@@ -155,6 +165,29 @@ class Exporter {
   void PlanWrite(int scope, int step, int buffer);
   void PlanLoopStart(int loop, int step);
   void PlanLoopEnd(int loop);
+  absl::Status PassIntoBranch(int c);
+  absl::Status PlanBranchEnd(int c);
+  absl::Status PrintConditional(int scope, int c);
+  // A branch the import did not lay out, as a computation that takes its
+  // operand in `operand_spaces` and gives the conditional's value in
+  // `result_spaces` (placement transfers at its end, no work of the
+  // program); its name (the module's own where nothing changes).
+  std::string PrintOtherBranch(const HloComputation& branch,
+                               const std::string& mapped_name,
+                               const std::vector<int64_t>& operand_spaces,
+                               const HloShape& result_shape,
+                               const std::vector<int64_t>& result_spaces);
+  // The versions that `step` reads of the tensors `want` (by leaf of
+  // `value`); sets `*rewrite` where `value` as named does not carry them.
+  std::vector<std::optional<Version>> ReadVersions(int scope, int step,
+                                                   const std::string& value,
+                                                   const std::vector<int>& want,
+                                                   bool* rewrite);
+  // `value` printed with `versions` for its leaves (nullopt: as named).
+  std::string PrintVersions(int scope, const std::string& value,
+                            const HloShape& shape,
+                            const std::vector<std::optional<Version>>& chosen,
+                            bool rewrite);
   TensorVersions& Versions(int scope, int tensor) {
     return versions_[(static_cast<int64_t>(scope) << 32) | tensor];
   }
@@ -206,7 +239,20 @@ class Exporter {
   const Workload& workload_;
   const Solution& solution_;
 
-  std::vector<int> loop_of_flat_;   // innermost loop, -1 outside
+  std::vector<int> scope_of_flat_;  // the innermost region's scope
+  std::vector<int> parent_scope_;   // by scope (0: none)
+  std::vector<std::string> scope_prefix_;  // flat-name prefix, by scope
+  std::vector<int> flat_pos_;       // by step: its place among the flat
+  // Conditionals: the branch's printed parameter leaves, passed as the
+  // parent holds them when the branch starts; the spaces of the branch's
+  // value; the conditional's printed name.
+  std::vector<std::vector<Version>> passed_;
+  std::vector<bool> passed_ready_, closed_;
+  std::vector<std::vector<int64_t>> root_spaces_;
+  std::vector<std::string> cond_name_;
+  absl::flat_hash_map<std::string, int> cond_of_root_;
+  std::vector<std::vector<std::string>> after_branch_;
+  std::vector<std::string> extra_computations_;  // unchosen branches, mapped
   std::vector<int> step_of_flat_;   // -1: no step
   std::vector<int> scope_of_step_;  // where the step's reads are read
   std::vector<std::vector<int>> reads_, writes_;  // buffers by step
@@ -215,7 +261,9 @@ class Exporter {
   std::vector<std::string> printed_name_;  // by flat index
   std::vector<std::string> step_name_;     // printed name of each step
   std::vector<std::string> param_name_;    // by scope
-  absl::flat_hash_map<int64_t, TensorVersions> versions_;
+  // Node-based: a reference to one tensor's versions stays good while
+  // others are added.
+  absl::node_hash_map<int64_t, TensorVersions> versions_;
   std::vector<int64_t> home_space_;        // by tensor
   std::vector<std::string> home_name_;     // by tensor
   std::map<std::pair<int, int>, Version> read_version_;  // (step, tensor)
@@ -245,6 +293,21 @@ HloShape Exporter::ArrayOf(int tensor) const {
 }
 
 std::string Exporter::OperandName(int scope, const std::string& operand) const {
+  // A branch reads its conditional's operand as its parameter; code after a
+  // conditional reads the branch's value as the conditional's.
+  for (size_t c = 0; c < flat_.conditionals.size(); ++c) {
+    const FlatConditional& conditional = flat_.conditionals[c];
+    const int branch = BranchScope(static_cast<int>(c));
+    if (scope == branch &&
+        operand == conditional.operands[conditional.branch + 1]) {
+      return param_name_[scope];
+    }
+  }
+  if (const auto root = cond_of_root_.find(operand);
+      root != cond_of_root_.end() &&
+      !Within(scope, BranchScope(root->second))) {
+    return cond_name_[root->second];
+  }
   const int f = FlatIndex(operand);
   if (f < 0) return operand;
   for (size_t l = 0; l < flat_.loops.size(); ++l) {
@@ -259,17 +322,53 @@ std::string Exporter::OperandName(int scope, const std::string& operand) const {
 
 void Exporter::Index() {
   const int num_flat = NumFlat();
-  loop_of_flat_.assign(num_flat, -1);
-  // Outer loops first (longer ranges), so inner ones overwrite.
-  std::vector<int> order(flat_.loops.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-  std::sort(order.begin(), order.end(), [&](int a, int b) {
-    return flat_.loops[a].exit - flat_.loops[a].entry >
-           flat_.loops[b].exit - flat_.loops[b].entry;
-  });
-  for (int loop : order) {
-    for (int f = flat_.loops[loop].entry + 1; f < flat_.loops[loop].exit; ++f) {
-      loop_of_flat_[f] = loop;
+  const int num_loops = static_cast<int>(flat_.loops.size());
+  const int num_scopes =
+      1 + 2 * num_loops + static_cast<int>(flat_.conditionals.size());
+  // The regions (a loop's condition and body, a conditional's branch),
+  // largest first, so inner ones overwrite the outer.
+  struct Region {
+    int scope, first, last;
+    std::string prefix;
+  };
+  std::vector<Region> regions;
+  for (int l = 0; l < num_loops; ++l) {
+    const FlatLoop& loop = flat_.loops[l];
+    regions.push_back({1 + 2 * l, loop.entry + 1, loop.body_begin - 1,
+                       loop.name + "/cond/"});
+    regions.push_back(
+        {2 + 2 * l, loop.body_begin, loop.exit - 1, loop.name + "/body/"});
+  }
+  for (size_t c = 0; c < flat_.conditionals.size(); ++c) {
+    const FlatConditional& conditional = flat_.conditionals[c];
+    regions.push_back({BranchScope(static_cast<int>(c)), conditional.first,
+                       conditional.last, conditional.name + "/"});
+  }
+  std::stable_sort(regions.begin(), regions.end(),
+                   [](const Region& a, const Region& b) {
+                     return a.last - a.first > b.last - b.first;
+                   });
+  scope_of_flat_.assign(num_flat, 0);
+  parent_scope_.assign(num_scopes, 0);
+  scope_prefix_.assign(num_scopes, "");
+  for (const Region& region : regions) {
+    scope_prefix_[region.scope] = region.prefix;
+    for (int f = region.first; f <= region.last; ++f) {
+      scope_of_flat_[f] = region.scope;
+    }
+  }
+  // A region's parent: the region whose flat names prefix its own, the
+  // longest such (a branch may be empty: its place says nothing).
+  for (const Region& region : regions) {
+    size_t longest = 0;
+    for (const Region& outer : regions) {
+      if (outer.scope != region.scope &&
+          outer.prefix.size() > longest &&
+          region.prefix.size() > outer.prefix.size() &&
+          region.prefix.rfind(outer.prefix, 0) == 0) {
+        longest = outer.prefix.size();
+        parent_scope_[region.scope] = outer.scope;
+      }
     }
   }
   const int num_steps = workload_.instructions_size();
@@ -287,7 +386,7 @@ void Exporter::Index() {
   for (const BufferDecision& decision : solution_.decisions()) {
     decision_[decision.buffer_id()] = &decision;
   }
-  scopes_.assign(1 + 2 * flat_.loops.size(), Scope{});
+  scopes_.assign(num_scopes, Scope{});
   param_name_.assign(scopes_.size(), "");
   absl::flat_hash_set<std::string> computation_names;
   for (const HloComputation& computation : module_.computations) {
@@ -301,23 +400,41 @@ void Exporter::Index() {
     return name;
   };
   scopes_[0].name = Sanitize(flat_.computation.name);
-  for (size_t l = 0; l < flat_.loops.size(); ++l) {
+  for (int l = 0; l < num_loops; ++l) {
     scopes_[1 + 2 * l].name = computation_name(flat_.loops[l].name + ".condition");
     scopes_[2 + 2 * l].name = computation_name(flat_.loops[l].name + ".body");
   }
+  for (size_t c = 0; c < flat_.conditionals.size(); ++c) {
+    scopes_[BranchScope(static_cast<int>(c))].name =
+        computation_name(flat_.conditionals[c].name + ".branch");
+  }
   // Each flat instruction's own name, local to its computation.
+  auto local_name = [&](const std::string& flat_name, int scope) {
+    const std::string& prefix = scope_prefix_[scope];
+    return Sanitize(flat_name.rfind(prefix, 0) == 0
+                        ? flat_name.substr(prefix.size())
+                        : flat_name);
+  };
   printed_name_.assign(num_flat, "");
   for (int f = 0; f < num_flat; ++f) {
-    std::string local = Flat(f).name;
-    const int loop = loop_of_flat_[f];
-    if (loop >= 0) {
-      const std::string prefix =
-          flat_.loops[loop].name +
-          (f < flat_.loops[loop].body_begin ? "/cond/" : "/body/");
-      if (local.rfind(prefix, 0) == 0) local = local.substr(prefix.size());
-    }
-    printed_name_[f] = Reserve(ScopeOfFlat(f), Sanitize(local));
+    printed_name_[f] = Reserve(ScopeOfFlat(f), local_name(Flat(f).name,
+                                                          ScopeOfFlat(f)));
   }
+  cond_name_.assign(flat_.conditionals.size(), "");
+  for (size_t c = 0; c < flat_.conditionals.size(); ++c) {
+    const FlatConditional& conditional = flat_.conditionals[c];
+    const int parent = parent_scope_[BranchScope(static_cast<int>(c))];
+    cond_name_[c] = Reserve(parent, local_name(conditional.name, parent));
+    const int root = FlatIndex(conditional.root);
+    if (root >= conditional.first && root <= conditional.last) {
+      cond_of_root_[conditional.root] = static_cast<int>(c);
+    }
+  }
+  passed_.assign(flat_.conditionals.size(), {});
+  passed_ready_.assign(flat_.conditionals.size(), false);
+  closed_.assign(flat_.conditionals.size(), false);
+  root_spaces_.assign(flat_.conditionals.size(), {});
+  after_branch_.assign(flat_.conditionals.size(), {});
   for (size_t s = 1; s < scopes_.size(); ++s) {
     param_name_[s] = Reserve(static_cast<int>(s), "param");
   }
@@ -351,6 +468,18 @@ void Exporter::Index() {
             Reserve(scope_of_step_[t], Sanitize(name.substr(loop.size() + 1)));
       }
     }
+    // The marker of a branch that does no work stands in its branch.
+    for (size_t c = 0; c < flat_.conditionals.size(); ++c) {
+      if (name == flat_.conditionals[c].name + kBranchSuffix) {
+        scope_of_step_[t] = BranchScope(static_cast<int>(c));
+      }
+    }
+  }
+  flat_pos_.assign(num_steps, num_flat);
+  for (int t = num_steps - 1; t >= 0; --t) {
+    flat_pos_[t] = trace_.step_flat[t] >= 0
+                       ? trace_.step_flat[t]
+                       : (t + 1 < num_steps ? flat_pos_[t + 1] : num_flat);
   }
   before_step_.assign(num_steps, {});
   after_step_.assign(num_steps, {});
@@ -429,8 +558,20 @@ std::string Exporter::CopyPair(int scope, const Version& source,
 }
 
 absl::StatusOr<Version> Exporter::Base(int scope, int tensor) {
+  if (const TensorVersions& versions = Versions(scope, tensor);
+      versions.base) {
+    return *versions.base;
+  }
+  // In a branch, what the conditional passes in (PassIntoBranch adds
+  // versions: look again).
+  for (size_t c = 0; c < flat_.conditionals.size(); ++c) {
+    if (scope != BranchScope(static_cast<int>(c))) continue;
+    RETURN_IF_ERROR(PassIntoBranch(static_cast<int>(c)));
+    if (const TensorVersions& passed = Versions(scope, tensor); passed.base) {
+      return *passed.base;
+    }
+  }
   TensorVersions& versions = Versions(scope, tensor);
-  if (versions.base) return *versions.base;
   // A source (parameter, constant): named where it is defined.
   const int f = trace_.tensor_flat[tensor];
   if (f < 0 || ScopeOfFlat(f) != scope) {
@@ -561,7 +702,9 @@ void Exporter::PlanLoopStart(int l, int step) {
 
 void Exporter::PlanLoopEnd(int l) {
   // After the loop its parent names the final values by the loop's result,
-  // in the state's memory spaces.
+  // in the state's memory spaces; an element the body passes through keeps
+  // its names from before the loop (the same data: a body that returns it
+  // as its parameter's element passes it through when read back too).
   const FlatLoop& loop = flat_.loops[l];
   const int parent = ParentScope(l);
   const std::string& name = printed_name_[loop.exit];
@@ -569,6 +712,10 @@ void Exporter::PlanLoopEnd(int l) {
   const std::vector<int>& result = trace_.leaves.at(Flat(loop.exit).name);
   for (size_t k = 0; k < result.size(); ++k) {
     if (trace_.tensor_bytes[result[k]] == 0) continue;
+    if (k < loop.passes_through.size() && loop.passes_through[k] &&
+        Versions(parent, result[k]).base) {
+      continue;
+    }
     Version version;
     version.name = LeafName(parent, name, loop.original->shape,
                             static_cast<int>(k), &after_loop_[l]);
@@ -579,9 +726,90 @@ void Exporter::PlanLoopEnd(int l) {
   }
 }
 
+absl::Status Exporter::PassIntoBranch(int c) {
+  if (passed_ready_[c]) return absl::OkStatus();
+  passed_ready_[c] = true;
+  const FlatConditional& conditional = flat_.conditionals[c];
+  const int branch = BranchScope(c);
+  const int parent = parent_scope_[branch];
+  const std::string& operand = conditional.operands[conditional.branch + 1];
+  const int defined = FlatIndex(operand);
+  const auto leaves = trace_.leaves.find(operand);
+  if (defined < 0 || leaves == trace_.leaves.end()) return absl::OkStatus();
+  // Each leaf as the parent holds it now: its fast version where it has
+  // one (the branch may find it there), else as the program names it.
+  std::vector<Version>& passed = passed_[c];
+  std::vector<int64_t> spaces;
+  for (int tensor : leaves->second) {
+    Version version;
+    if (trace_.tensor_bytes[tensor] > 0) {
+      TensorVersions& held = Versions(parent, tensor);
+      if (held.fast) {
+        version = *held.fast;
+      } else {
+        ASSIGN_OR_RETURN(version, Base(parent, tensor));
+      }
+    }
+    passed.push_back(version);
+    spaces.push_back(version.space);
+  }
+  Spaces(branch, param_name_[branch]) = spaces;
+  const HloShape& shape = Flat(defined).shape;
+  for (size_t k = 0; k < leaves->second.size(); ++k) {
+    const int tensor = leaves->second[k];
+    if (trace_.tensor_bytes[tensor] == 0) continue;
+    TensorVersions& versions = Versions(branch, tensor);
+    if (versions.base) continue;  // an element passed twice
+    Version inside;
+    inside.name = LeafName(branch, param_name_[branch], shape,
+                           static_cast<int>(k), &scope_start_[branch]);
+    inside.space = passed[k].space;
+    versions.base = inside;
+    (inside.space == 0 ? versions.slow : versions.fast) = inside;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Exporter::PlanBranchEnd(int c) {
+  if (closed_[c]) return absl::OkStatus();
+  closed_[c] = true;
+  RETURN_IF_ERROR(PassIntoBranch(c));
+  const FlatConditional& conditional = flat_.conditionals[c];
+  const int branch = BranchScope(c);
+  const int parent = parent_scope_[branch];
+  const auto leaves = trace_.leaves.find(conditional.root);
+  if (leaves == trace_.leaves.end()) return absl::OkStatus();
+  // The conditional's value: each leaf in the space the branch leaves it.
+  std::vector<int64_t>& spaces = root_spaces_[c];
+  for (int tensor : leaves->second) {
+    const TensorVersions& inside = Versions(branch, tensor);
+    spaces.push_back(inside.base ? inside.base->space : 0);
+  }
+  Spaces(parent, cond_name_[c]) = spaces;
+  for (size_t k = 0; k < leaves->second.size(); ++k) {
+    const int tensor = leaves->second[k];
+    if (trace_.tensor_bytes[tensor] == 0) continue;
+    Version version;
+    version.name = LeafName(parent, cond_name_[c], conditional.original->shape,
+                            static_cast<int>(k), &after_branch_[c]);
+    version.space = spaces[k];
+    TensorVersions& versions = Versions(parent, tensor);
+    versions.base = version;
+    (version.space == 1 ? versions.fast : versions.slow) = version;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Exporter::Plan() {
   const int num_steps = workload_.instructions_size();
   for (int t = 0; t < num_steps; ++t) {
+    // Conditionals whose branch ended before this step.
+    for (size_t c = 0; c < flat_.conditionals.size(); ++c) {
+      if (!closed_[c] && flat_.conditionals[c].last < flat_pos_[t] &&
+          flat_.conditionals[c].first <= flat_pos_[t]) {
+        RETURN_IF_ERROR(PlanBranchEnd(static_cast<int>(c)));
+      }
+    }
     const int scope = scope_of_step_[t];
     for (int buffer : reads_[t]) RETURN_IF_ERROR(PlanRead(scope, t, buffer));
     for (int buffer : writes_[t]) PlanWrite(scope, t, buffer);
@@ -590,6 +818,9 @@ absl::Status Exporter::Plan() {
       if (f == flat_.loops[l].entry) PlanLoopStart(static_cast<int>(l), t);
       if (f == flat_.loops[l].exit) PlanLoopEnd(static_cast<int>(l));
     }
+  }
+  for (size_t c = 0; c < flat_.conditionals.size(); ++c) {
+    RETURN_IF_ERROR(PlanBranchEnd(static_cast<int>(c)));
   }
   return absl::OkStatus();
 }
@@ -630,23 +861,38 @@ std::string Exporter::PrintedOperand(int scope, int step,
                                      const std::string& value,
                                      const HloShape& shape,
                                      const std::vector<int>& want) {
-  const std::string printed = OperandName(scope, value);
   const auto found = trace_.leaves.find(value);
-  if (found == trace_.leaves.end()) return printed;
-  const std::vector<int>& carried = found->second;
-  const std::vector<int64_t> spaces = Spaces(scope, printed);
-  std::vector<std::optional<Version>> chosen(want.size());
+  if (found == trace_.leaves.end()) return OperandName(scope, value);
   bool rewrite = false;
+  const std::vector<std::optional<Version>> chosen =
+      ReadVersions(scope, step, value, want, &rewrite);
+  return PrintVersions(scope, value, shape, chosen, rewrite);
+}
+
+std::vector<std::optional<Version>> Exporter::ReadVersions(
+    int scope, int step, const std::string& value, const std::vector<int>& want,
+    bool* rewrite) {
+  const std::vector<int>& carried = trace_.leaves.at(value);
+  const std::vector<int64_t> spaces = Spaces(scope, OperandName(scope, value));
+  std::vector<std::optional<Version>> chosen(want.size());
   for (size_t k = 0; k < want.size(); ++k) {
     const auto read = read_version_.find({step, want[k]});
     if (read != read_version_.end()) chosen[k] = read->second;
     const int64_t space = k < spaces.size() ? spaces[k] : 0;
     if (k >= carried.size() || carried[k] != want[k] ||
         (chosen[k] && (chosen[k]->is_copy || chosen[k]->space != space))) {
-      rewrite = true;
+      *rewrite = true;
     }
   }
+  return chosen;
+}
+
+std::string Exporter::PrintVersions(
+    int scope, const std::string& value, const HloShape& shape,
+    const std::vector<std::optional<Version>>& chosen, bool rewrite) {
+  const std::string printed = OperandName(scope, value);
   if (!rewrite) return printed;
+  const std::vector<int64_t> spaces = Spaces(scope, printed);
   std::vector<std::string>& lines = scopes_[scope].lines;
   if (!shape.IsTuple()) return chosen[0] ? chosen[0]->name : printed;
   // A tuple of the chosen versions, shaped as the value.
@@ -801,10 +1047,25 @@ absl::Status Exporter::PrintLoop(int scope, int l) {
     }
     PrintStepLines(inner, exit_step, /*after=*/false);
     const HloInstruction& exit = Flat(loop.exit);
-    computation.root = PrintedOperand(inner, exit_step, exit.operands[0], state,
-                                      trace_.leaves.at(exit.name));
-    const std::vector<int64_t> root_spaces = Spaces(inner, computation.root);
     const std::vector<int>& next = trace_.leaves.at(exit.name);
+    bool rewrite = false;
+    std::vector<std::optional<Version>> chosen =
+        ReadVersions(inner, exit_step, exit.operands[0], next, &rewrite);
+    // An element the body passes through is its parameter's element, as
+    // the module has it (one tensor may stand in several elements).
+    for (size_t k = 0; k < chosen.size() && k < loop.passes_through.size();
+         ++k) {
+      if (!loop.passes_through[k] || !chosen[k]) continue;
+      Version element;
+      element.name = LeafName(inner, param_name_[inner], state,
+                              static_cast<int>(k), &scope_start_[inner]);
+      element.space = state_spaces_[l][k];
+      if (element.name != chosen[k]->name) rewrite = true;
+      chosen[k] = element;
+    }
+    computation.root =
+        PrintVersions(inner, exit.operands[0], state, chosen, rewrite);
+    const std::vector<int64_t> root_spaces = Spaces(inner, computation.root);
     for (size_t k = 0; k < next.size() && k < root_spaces.size(); ++k) {
       if (trace_.tensor_bytes[next[k]] > 0 &&
           root_spaces[k] != state_spaces_[l][k]) {
@@ -833,8 +1094,40 @@ absl::Status Exporter::PrintScope(int scope, int first, int last) {
     const OpcodeClass kind = ClassOf(Flat(f).opcode);
     return kind == OpcodeClass::kSource || kind == OpcodeClass::kNoWork;
   };
+  // The conditionals laid out in this scope, by where they stand.
+  std::vector<int> conditionals;
+  for (size_t c = 0; c < flat_.conditionals.size(); ++c) {
+    if (parent_scope_[BranchScope(static_cast<int>(c))] == scope &&
+        flat_.conditionals[c].first >= first &&
+        flat_.conditionals[c].first <= last + 1) {
+      conditionals.push_back(static_cast<int>(c));
+    }
+  }
+  // In program order: by place; at one place, an empty branch (nothing
+  // but its parameter) before the branch that starts there.
+  std::sort(conditionals.begin(), conditionals.end(), [&](int a, int b) {
+    const FlatConditional& x = flat_.conditionals[a];
+    const FlatConditional& y = flat_.conditionals[b];
+    if (x.first != y.first) return x.first < y.first;
+    const bool x_empty = x.last < x.first, y_empty = y.last < y.first;
+    if (x_empty != y_empty) return x_empty;
+    return a < b;
+  });
   for (int pass = 0; pass < 2; ++pass) {
-    for (int f = first; f <= last; ++f) {
+    size_t next = 0;
+    for (int f = first; f <= last + 1; ++f) {
+      // A conditional stands where its branch was laid out.
+      bool skipped = false;
+      while (!skipped && pass == 1 && next < conditionals.size() &&
+             flat_.conditionals[conditionals[next]].first == f) {
+        const int c = conditionals[next++];
+        RETURN_IF_ERROR(PrintConditional(scope, c));
+        if (flat_.conditionals[c].last >= f) {
+          f = flat_.conditionals[c].last;
+          skipped = true;
+        }
+      }
+      if (skipped || f > last) continue;
       int child = -1;
       for (size_t l = 0; l < flat_.loops.size(); ++l) {
         if (flat_.loops[l].entry == f) child = static_cast<int>(l);
@@ -844,10 +1137,230 @@ absl::Status Exporter::PrintScope(int scope, int first, int last) {
         f = flat_.loops[child].exit;
         continue;
       }
+      if (ScopeOfFlat(f) != scope) continue;  // inside a laid-out branch
       if (is_source(f) == (pass == 0)) PrintFlat(scope, f);
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status Exporter::PrintConditional(int scope, int c) {
+  const FlatConditional& conditional = flat_.conditionals[c];
+  const HloInstruction& original = *conditional.original;
+  const int branch = BranchScope(c);
+  const std::string& operand = conditional.operands[conditional.branch + 1];
+  const int defined = FlatIndex(operand);
+  const HloShape operand_shape =
+      defined >= 0 ? Flat(defined).shape : HloShape{};
+  // The branch, a computation of its own.
+  Scope& computation = scopes_[branch];
+  computation.lines.push_back(absl::StrCat(
+      param_name_[branch], " = ",
+      PrintShapeWithSpaces(operand_shape, Spaces(branch, param_name_[branch])),
+      " parameter(0)"));
+  computation.lines.insert(computation.lines.end(), scope_start_[branch].begin(),
+                           scope_start_[branch].end());
+  RETURN_IF_ERROR(PrintScope(branch, conditional.first, conditional.last));
+  computation.root = OperandName(branch, conditional.root);
+  // The operand the branch takes, as passed in; the others as named.
+  std::vector<std::string> operands;
+  for (size_t j = 0; j < conditional.operands.size(); ++j) {
+    if (static_cast<int>(j) != conditional.branch + 1) {
+      operands.push_back(OperandName(scope, conditional.operands[j]));
+      continue;
+    }
+    std::vector<std::optional<Version>> chosen;
+    bool rewrite = false;
+    const std::vector<int64_t> named = Spaces(scope, OperandName(scope, operand));
+    for (size_t k = 0; k < passed_[c].size(); ++k) {
+      const Version& version = passed_[c][k];
+      const bool as_named =
+          version.name.empty() || (!version.is_copy && k < named.size() &&
+                                   named[k] == version.space);
+      chosen.push_back(as_named ? std::nullopt
+                                : std::optional<Version>(version));
+      rewrite |= !as_named;
+    }
+    operands.push_back(PrintVersions(scope, operand, operand_shape, chosen,
+                                     rewrite));
+  }
+  // The other branches must give the conditional's shape, memory spaces
+  // included: where the laid-out branch leaves a leaf in fast memory, a
+  // copy of each other branch moves its value there at its end (a
+  // placement transfer: no work of the program).
+  const std::vector<std::string> branches = ControlFlowComputations(original);
+  std::vector<std::string> names(branches.size());
+  for (size_t k = 0; k < branches.size(); ++k) {
+    const HloComputation* other = module_.FindComputation(branches[k]);
+    if (static_cast<int>(k) == conditional.branch || other == nullptr) {
+      names[k] = static_cast<int>(k) == conditional.branch ? computation.name
+                                                           : branches[k];
+      continue;
+    }
+    // The spaces its operand is passed in.
+    std::vector<int64_t> operand_spaces;
+    if (k + 1 < operands.size()) {
+      if (conditional.operands[k + 1] == operand) {
+        for (const Version& version : passed_[c]) {
+          operand_spaces.push_back(version.space);
+        }
+      } else {
+        operand_spaces = Spaces(scope, operands[k + 1]);
+      }
+    }
+    names[k] = PrintOtherBranch(
+        *other, Sanitize(absl::StrCat(other->name, ".", cond_name_[c])),
+        operand_spaces, original.shape, root_spaces_[c]);
+  }
+  absl::flat_hash_map<std::string, std::string> replaced;
+  if (original.Attribute("branch_computations") != nullptr) {
+    replaced["branch_computations"] =
+        absl::StrCat("{", absl::StrJoin(names, ", "), "}");
+  } else if (names.size() == 2) {
+    replaced["true_computation"] = names[0];
+    replaced["false_computation"] = names[1];
+  }
+  scopes_[scope].lines.push_back(absl::StrCat(
+      cond_name_[c], " = ", PrintShapeWithSpaces(original.shape, root_spaces_[c]),
+      " conditional(", absl::StrJoin(operands, ", "), ")",
+      Attributes(original, replaced)));
+  std::vector<std::string>& lines = scopes_[scope].lines;
+  lines.insert(lines.end(), after_branch_[c].begin(), after_branch_[c].end());
+  return absl::OkStatus();
+}
+
+std::string Exporter::PrintOtherBranch(
+    const HloComputation& branch, const std::string& mapped_name,
+    const std::vector<int64_t>& operand_spaces, const HloShape& result_shape,
+    const std::vector<int64_t>& result_spaces) {
+  for (const HloInstruction& inner : branch.instructions) {
+    NoteComputations(inner);
+  }
+  // Each value's leaf spaces: the parameter's as passed, views as what
+  // they name, the rest as the module placed them.
+  absl::flat_hash_map<std::string, std::vector<int64_t>> spaces;
+  bool changed = false;
+  for (const HloInstruction& inner : branch.instructions) {
+    std::vector<int64_t>& own = spaces[inner.name];
+    inner.shape.AppendLeafSpaces(&own);
+    const std::vector<int64_t> before = own;
+    if (inner.opcode == "parameter" &&
+        operand_spaces.size() == own.size()) {
+      own = operand_spaces;
+    } else if (inner.opcode == "tuple") {
+      own.clear();
+      for (const std::string& operand : inner.operands) {
+        const std::vector<int64_t>& part = spaces[operand];
+        own.insert(own.end(), part.begin(), part.end());
+      }
+    } else if ((inner.opcode == "get-tuple-element" ||
+                inner.opcode == "bitcast") &&
+               inner.operands.size() == 1) {
+      const HloInstruction* source = branch.Find(inner.operands[0]);
+      const std::vector<int64_t>& whole = spaces[inner.operands[0]];
+      int64_t offset = 0;
+      if (inner.opcode == "get-tuple-element" && source != nullptr) {
+        const std::vector<int64_t> index = IntegersIn(
+            inner.Attribute("index") ? *inner.Attribute("index") : "");
+        for (int64_t i = 0; !index.empty() && i < index[0] &&
+                            i < static_cast<int64_t>(source->shape.elements.size());
+             ++i) {
+          offset += source->shape.elements[i].LeafCount();
+        }
+      }
+      if (offset + static_cast<int64_t>(own.size()) <=
+          static_cast<int64_t>(whole.size())) {
+        own.assign(whole.begin() + offset, whole.begin() + offset + own.size());
+      }
+    }
+    changed |= own != before;
+  }
+  // Each leaf of the value moved to the space the conditional gives it.
+  const HloInstruction& root = branch.instructions[branch.root];
+  const std::vector<int64_t>& root_spaces = spaces[root.name];
+  std::vector<std::string> lines;
+  std::vector<std::string> elements;
+  bool moved = false;
+  for (int leaf = 0; leaf < result_shape.LeafCount(); ++leaf) {
+    const int64_t want =
+        leaf < static_cast<int>(result_spaces.size()) ? result_spaces[leaf] : 0;
+    const int64_t have =
+        leaf < static_cast<int>(root_spaces.size()) ? root_spaces[leaf] : 0;
+    std::string current = root.name;
+    const HloShape* current_shape = &result_shape;
+    int first_leaf = 0;  // of `current` in the value
+    for (int64_t i : LeafPath(result_shape, leaf)) {
+      for (int64_t j = 0; j < i; ++j) {
+        first_leaf += current_shape->elements[j].LeafCount();
+      }
+      const HloShape& element = current_shape->elements[i];
+      const std::string name = absl::StrCat(current, ".", i, ".mapped");
+      std::vector<int64_t> element_spaces(element.LeafCount(), 0);
+      for (size_t j = 0; j < element_spaces.size(); ++j) {
+        if (first_leaf + j < root_spaces.size()) {
+          element_spaces[j] = root_spaces[first_leaf + j];
+        }
+      }
+      lines.push_back(absl::StrCat(
+          "  ", name, " = ", PrintShapeWithSpaces(element, element_spaces),
+          " get-tuple-element(", current, "), index=", i));
+      current = name;
+      current_shape = &element;
+    }
+    if (want != have) {
+      const std::string moved_name = absl::StrCat(current, ".to", want);
+      lines.push_back(absl::StrCat(
+          "  ", moved_name, ".start = (",
+          PrintShapeWithSpaces(*current_shape, {want}), ", ",
+          PrintShapeWithSpaces(*current_shape, {have}), ", u32[]) copy-start(",
+          current, ")"));
+      lines.push_back(absl::StrCat(
+          "  ", moved_name, " = ", PrintShapeWithSpaces(*current_shape, {want}),
+          " copy-done(", moved_name, ".start)"));
+      current = moved_name;
+      moved = true;
+    }
+    elements.push_back(current);
+  }
+  if (!changed && !moved) {
+    computations_.insert(branch.name);
+    return branch.name;  // as the module has it
+  }
+  std::string text = absl::StrCat(mapped_name, " {\n");
+  for (const HloInstruction& inner : branch.instructions) {
+    const bool literal =
+        inner.opcode == "parameter" || inner.opcode == "constant";
+    const bool is_root = &inner == &root && !moved;
+    absl::StrAppend(
+        &text, "  ", is_root ? "ROOT " : "", inner.name, " = ",
+        PrintShapeWithSpaces(inner.shape, spaces[inner.name]), " ",
+        inner.opcode, "(",
+        literal ? inner.literal : absl::StrJoin(inner.operands, ", "), ")",
+        Attributes(inner, {}), "\n");
+  }
+  if (moved) {
+    // Rebuilt as the conditional's (possibly nested) tuple shape.
+    std::function<std::string(const HloShape&, int*)> build =
+        [&](const HloShape& part, int* leaf) -> std::string {
+      if (!part.IsTuple()) return elements[(*leaf)++];
+      std::vector<std::string> parts;
+      for (const HloShape& element : part.elements) {
+        parts.push_back(build(element, leaf));
+      }
+      return absl::StrCat("tuple(", absl::StrJoin(parts, ", "), ")");
+    };
+    for (const std::string& line : lines) absl::StrAppend(&text, line, "\n");
+    int leaf = 0;
+    const std::string value = build(result_shape, &leaf);
+    absl::StrAppend(&text, "  ROOT ", root.name, ".mapped = ",
+                    PrintShapeWithSpaces(result_shape, result_spaces), " ",
+                    result_shape.IsTuple() ? value
+                                           : absl::StrCat("bitcast(", value, ")"),
+                    "\n");
+  }
+  absl::StrAppend(&text, "}\n\n");
+  extra_computations_.push_back(std::move(text));
+  return mapped_name;
 }
 
 std::string Exporter::PrintComputation(const HloComputation& computation) const {
@@ -989,31 +1502,34 @@ std::string Exporter::OverridesText() {
 }
 
 absl::StatusOr<HloExport> Exporter::Run() {
-  if (flat_.conditionals_laid_out > 0) {
-    return absl::UnimplementedError(absl::StrCat(
-        "the module has ", flat_.conditionals_laid_out,
-        " conditionals; exporting a solution into a conditional's branches "
-        "is not supported yet"));
-  }
   Index();
   RETURN_IF_ERROR(Plan());
   RETURN_IF_ERROR(PrintScope(0, 0, NumFlat() - 1));
-  scopes_[0].root = printed_name_[flat_.computation.root];
+  scopes_[0].root = OperandName(0, flat_.computation.instructions[flat_.computation.root].name);
   std::string text = Header() + "\n\n";
   for (const HloComputation& computation : module_.computations) {
     if (!computation.is_entry && computations_.contains(computation.name)) {
       text += PrintComputation(computation);
     }
   }
-  // Inner loops before the loops that run them.
-  std::vector<int> loops(flat_.loops.size());
-  for (size_t l = 0; l < loops.size(); ++l) loops[l] = static_cast<int>(l);
-  std::sort(loops.begin(), loops.end(), [&](int a, int b) {
-    return flat_.loops[a].entry > flat_.loops[b].entry;
-  });
-  for (int l : loops) {
-    text += PrintScopeText(scopes_[1 + 2 * l], false);
-    text += PrintScopeText(scopes_[2 + 2 * l], false);
+  for (const std::string& computation : extra_computations_) {
+    text += computation;
+  }
+  // The computations the export made, inner before those that run them:
+  // by where their region starts, last first.
+  std::vector<std::pair<int, int>> made;  // (first flat index, scope)
+  for (size_t l = 0; l < flat_.loops.size(); ++l) {
+    made.emplace_back(flat_.loops[l].entry, 1 + 2 * static_cast<int>(l));
+    made.emplace_back(flat_.loops[l].entry, 2 + 2 * static_cast<int>(l));
+  }
+  for (size_t c = 0; c < flat_.conditionals.size(); ++c) {
+    made.emplace_back(flat_.conditionals[c].first,
+                      BranchScope(static_cast<int>(c)));
+  }
+  std::stable_sort(made.begin(), made.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& [first, scope] : made) {
+    text += PrintScopeText(scopes_[scope], false);
   }
   text += PrintScopeText(scopes_[0], true);
   out_.mapped_hlo = std::move(text);
@@ -1034,16 +1550,8 @@ absl::StatusOr<HloExport> ExportSolution(std::string_view module_text,
   options.memory_size = workload.memory_size();
   options.alignment = std::max<int64_t>(1, workload.alignment());
   for (const Loop& loop : workload.loops()) {
-    options.trip_counts[loop.name()] = loop.trip_count();
-  }
-  // The body of every loop is a one-trip loop of its own (the importer's);
-  // it is no while of the module.
-  for (auto it = options.trip_counts.begin(); it != options.trip_counts.end();) {
-    const std::string& name = it->first;
-    if (name.size() > 5 && name.compare(name.size() - 5, 5, "/body") == 0) {
-      options.trip_counts.erase(it++);
-    } else {
-      ++it;
+    if (!IsComputationLoop(loop.name())) {
+      options.trip_counts[loop.name()] = loop.trip_count();
     }
   }
   ASSIGN_OR_RETURN(std::unique_ptr<HloImport> import,

@@ -56,4 +56,9 @@ absl::StatusOr<HloImportResult> ImportHloFile(const std::string& path,
   return ImportHloText(text, effective);
 }
 
+bool IsComputationLoop(std::string_view loop_name) {
+  return loop_name.ends_with(kBodySuffix) ||
+         loop_name.ends_with(kBranchSuffix);
+}
+
 }  // namespace mmapzero::hlo

@@ -84,6 +84,15 @@ absl::StatusOr<std::unique_ptr<HloImport>> ImportHloModule(
 absl::StatusOr<HloImportResult> ImportHloFile(const std::string& path,
                                               const HloImportOptions& options);
 
+// The importer lays out a while's body as a one-trip loop "<while>/body"
+// inside the while's loop, and a conditional's branch as a one-trip loop
+// "<conditional>/branch": they mark the computations an export prints (no
+// copy crosses their boundaries). Whether `loop_name` is one of those
+// rather than a while of the module.
+inline constexpr char kBodySuffix[] = "/body";
+inline constexpr char kBranchSuffix[] = "/branch";
+bool IsComputationLoop(std::string_view loop_name);
+
 }  // namespace mmapzero::hlo
 
 #endif  // MMAPZERO_COMMON_HLO_HLO_IMPORTER_H_

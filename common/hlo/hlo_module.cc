@@ -48,6 +48,15 @@ std::vector<std::string> ControlFlowComputations(
   return names;
 }
 
+bool IsPlacementCopy(const HloInstruction& instruction) {
+  if (instruction.opcode != "copy-start" || !instruction.shape.IsTuple() ||
+      instruction.shape.elements.size() < 2) {
+    return false;
+  }
+  return instruction.shape.elements[0].memory_space != 0 ||
+         instruction.shape.elements[1].memory_space != 0;
+}
+
 const HloInstruction* HloComputation::Find(std::string_view wanted) const {
   auto it = index.find(std::string(WithoutPercent(wanted)));
   return it == index.end() ? nullptr : &instructions[it->second];

@@ -36,6 +36,11 @@ struct HloInstruction {
 std::vector<std::string> ControlFlowComputations(
     const HloInstruction& instruction);
 
+// A copy-start between memory spaces (or within a non-default one): a
+// transfer a memory-space assignment placed (XLA's, or `mmapctl
+// export`'s), not work of the program. Its copy-done names the same data.
+bool IsPlacementCopy(const HloInstruction& instruction);
+
 struct HloComputation {
   std::string name;
   int line = 0;

@@ -46,18 +46,6 @@ struct OpenLoop {
   absl::flat_hash_map<int, int> entry_read;  // tensor -> its read there
 };
 
-// A copy-start between memory spaces (or within the fast one): a transfer
-// that a memory-space assignment placed (XLA's, or `mmapctl export`'s),
-// not work of the program. Its copy-done names the same data.
-bool IsPlacementCopy(const HloInstruction& instruction) {
-  if (instruction.opcode != "copy-start" || !instruction.shape.IsTuple() ||
-      instruction.shape.elements.size() < 2) {
-    return false;
-  }
-  return instruction.shape.elements[0].memory_space != 0 ||
-         instruction.shape.elements[1].memory_space != 0;
-}
-
 // The data a value carries, leaf by leaf, as a placement reads it: the
 // memory space, and the transfer (copy-start) it arrived by, if any.
 struct Placed {
@@ -79,6 +67,7 @@ class Builder {
         inlined_calls_(entry.inlined_calls),
         flat_loops_(entry.loops),
         conditionals_laid_out_(entry.conditionals_laid_out),
+        conditionals_(entry.conditionals),
         first_conditional_line_(entry.first_conditional_line),
         options_(options),
         cost_(module, options.hardware, options.source_name) {}
@@ -140,6 +129,7 @@ class Builder {
   const int64_t inlined_calls_;
   const std::vector<FlatLoop>& flat_loops_;
   const int64_t conditionals_laid_out_;
+  const std::vector<FlatConditional>& conditionals_;
   const int first_conditional_line_;
   const HloImportOptions& options_;
   HloCostModel cost_;
@@ -642,6 +632,7 @@ void Builder::ExitLoop(const HloInstruction& exit) {
   // the body ends with a copy into it, as XLA's copy insertion does.
   const int last_body_step = workload_.instructions_size() - 1;
   absl::flat_hash_set<int> taken;
+  absl::flat_hash_map<int, std::vector<int>> copy_reads;  // by source
   std::vector<std::vector<int>> members(result.size());
   for (size_t k = 0; k < result.size() && k < open.state.size(); ++k) {
     const int old_value = open.state[k];
@@ -663,8 +654,18 @@ void Builder::ExitLoop(const HloInstruction& exit) {
         defined.defining_buffer >= 0 && !taken.contains(new_value) &&
         !open.entry_read.contains(new_value);
     if (!takes_place) {
+      const int first_new_buffer = static_cast<int>(buffers_.size());
+      const int source = new_value;
       new_value = AddLoopCopy(exit, k, new_value);
       result[k] = new_value;
+      // A copy of an element's old value reads it from that element's
+      // allocation, as every read inside the loop does.
+      for (int id = first_new_buffer; id < static_cast<int>(buffers_.size());
+           ++id) {
+        if (!buffers_[id].is_output && buffers_[id].tensor == source) {
+          copy_reads[source].push_back(id);
+        }
+      }
     }
     taken.insert(new_value);
     members[k].push_back(tensors_[new_value].defining_buffer);
@@ -673,6 +674,11 @@ void Builder::ExitLoop(const HloInstruction& exit) {
   const int exit_step = AddMarker(exit, result, &exit_read);
   for (size_t k = 0; k < members.size(); ++k) {
     if (members[k].empty()) continue;
+    if (const auto copied = copy_reads.find(open.state[k]);
+        copied != copy_reads.end()) {
+      members[k].insert(members[k].end(), copied->second.begin(),
+                        copied->second.end());
+    }
     const auto read = exit_read.find(result[k]);
     if (read != exit_read.end()) members[k].push_back(read->second);
     for (size_t i = 1; i < members[k].size(); ++i) {
@@ -704,7 +710,7 @@ void Builder::ExitLoop(const HloInstruction& exit) {
   // (an async copy starts and ends in one computation).
   if (open.body_first_step > first_step && open.body_first_step < exit_step) {
     Loop* body = workload_.add_loops();
-    body->set_name(absl::StrCat(open.loop->name, "/body"));
+    body->set_name(absl::StrCat(open.loop->name, kBodySuffix));
     body->set_trip_count(1);
     body->set_first_step(open.body_first_step);
     body->set_last_step(exit_step - 1);
@@ -1091,12 +1097,61 @@ absl::StatusOr<HloImportResult> Builder::Build() {
   workload_.set_memory_size(memory_size);
   workload_.set_alignment(options_.alignment);
   LastUses();
-  for (const HloInstruction& instruction : entry_.instructions) {
-    current_flat_ = static_cast<int>(&instruction - entry_.instructions.data());
-    RETURN_IF_ERROR(Visit(instruction));
+  // A conditional's laid-out branch is a one-trip loop of its own: its
+  // instructions run in a computation of their own, and no copy runs into
+  // or out of it. A branch that does no work (views, constants, or only
+  // its parameter) is one marker step that takes no time: the program
+  // names its value only after it, and no copy may start before.
+  std::vector<const FlatConditional*> by_first;
+  for (const FlatConditional& conditional : conditionals_) {
+    by_first.push_back(&conditional);
+  }
+  std::stable_sort(by_first.begin(), by_first.end(),
+                   [](const FlatConditional* a, const FlatConditional* b) {
+                     if (a->first != b->first) return a->first < b->first;
+                     const bool a_empty = a->last < a->first;
+                     const bool b_empty = b->last < b->first;
+                     if (a_empty != b_empty) return a_empty;  // placed first
+                     return a->last > b->last;  // the enclosing one first
+                   });
+  std::vector<std::pair<const FlatConditional*, int>> open;  // first step
+  size_t next = 0;
+  auto close = [&](const FlatConditional& conditional, int first_step) {
+    if (first_step == workload_.instructions_size()) {
+      const int t = workload_.instructions_size();
+      step_flat_.push_back(-1);
+      Instruction* marker = workload_.add_instructions();
+      marker->set_name(absl::StrCat(conditional.name, kBranchSuffix));
+      marker->set_opcode("conditional");
+      marker->set_supply_us(0);
+      marker_steps_.insert(t);
+    }
+    Loop* branch = workload_.add_loops();
+    branch->set_name(absl::StrCat(conditional.name, kBranchSuffix));
+    branch->set_trip_count(1);
+    branch->set_first_step(first_step);
+    branch->set_last_step(workload_.instructions_size() - 1);
+  };
+  const int num_flat = static_cast<int>(entry_.instructions.size());
+  for (int f = 0; f <= num_flat; ++f) {
+    current_flat_ = f;
+    for (; next < by_first.size() && by_first[next]->first == f; ++next) {
+      if (by_first[next]->last < f) {
+        close(*by_first[next], workload_.instructions_size());
+      } else {
+        open.emplace_back(by_first[next], workload_.instructions_size());
+      }
+    }
+    if (f == num_flat) break;
+    RETURN_IF_ERROR(Visit(entry_.instructions[f]));
+    while (!open.empty() && open.back().first->last == f) {
+      close(*open.back().first, open.back().second);
+      open.pop_back();
+    }
   }
   current_flat_ = -1;
-  if (workload_.instructions_size() == 0) {
+  if (workload_.instructions_size() ==
+      static_cast<int>(marker_steps_.size())) {
     return absl::InvalidArgumentError(absl::StrCat(
         options_.source_name, ":", entry_.line, ": entry computation '",
         entry_.name,

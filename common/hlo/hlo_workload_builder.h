@@ -13,8 +13,11 @@
 //    empty arrays) get none;
 //  - an async pair (`*-start` ... `*-done`) is one operation: the start is
 //    the instruction, and what it reads stays live until the done;
-//  - while loops and conditionals stay one instruction each, with a
-//    warning naming the line (their bodies are not modelled as buffers);
+//  - a while loop is laid out once, its condition and body a loop with the
+//    trip count, and the body a one-trip loop "<while>/body" inside it; a
+//    conditional is laid out as its slowest branch, a one-trip loop
+//    "<conditional>/branch" (the one-trip loops mark the computations
+//    that an export prints: no copy crosses their boundaries);
 //  - alias groups tie the operand and output buffers that XLA places in one
 //    allocation: dynamic-update-slice and scatter (in place), while-loop
 //    state, output_to_operand_aliasing, and the module's input_output_alias.
