@@ -33,7 +33,8 @@ grep -qE '^\| mlp-300 \| 299 \| 1 s \| es \| 0\.[0-9]+ \| 0\.[0-9]+–0\.[0-9]+ 
   "$work/out" || fail "no median and range row for ES: $(cat "$work/out")"
 python3 "$source_dir/bench/agent_matrix_table.py" --table "$work/m/runs.csv" \
   --wide >"$work/wide"
-grep -qE '^\| mlp-300 \| 299 \| 1 s \| 0\.4459 \(0\.4459–0\.4459\) \| 0\.5[0-9]+ \(' \
+# (ES's median depends on the machine's speed: only its form is checked.)
+grep -qE '^\| mlp-300 \| 299 \| 1 s \| 0\.4459 \(0\.4459–0\.4459\) \| 0\.[0-9]+ \(' \
      "$work/wide" ||
   fail "no wide row: $(cat "$work/wide")"
 
