@@ -47,12 +47,14 @@ def write_result(args):
         "solvers": {},
     }
     if os.path.exists(args.workload_log):
+        # The import's summary line (warnings may come before it).
         with open(args.workload_log) as f:
-            line = f.readline()
-        m = re.search(r"(\d+) buffers, (\d+) instructions", line)
-        if m:
-            result["buffers"] = int(m.group(1))
-            result["instructions"] = int(m.group(2))
+            for line in f:
+                m = re.search(r"(\d+) buffers, (\d+) instructions", line)
+                if m:
+                    result["buffers"] = int(m.group(1))
+                    result["instructions"] = int(m.group(2))
+                    break
     with open(args.rows) as f:
         for line in f:
             solver, path = line.split()
