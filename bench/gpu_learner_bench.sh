@@ -7,9 +7,8 @@
 #   scripts/build-gpu prepare               # here, on Debian 12
 #   bench/gpu_learner_bench.sh [ARGS]       # on the GPU machine
 #
-# With the device tool:
-#   run(command="bench/gpu_learner_bench.sh", carry=["build-gpu-deps/debs"])
-# It builds learner_bench, writes nvidia-smi's view and the versions into
+# On the GPU machine, with build-gpu-deps/debs copied beside the checkout
+# (scripts/build-gpu prepare made it), it builds learner_bench, writes nvidia-smi's view and the versions into
 # the log, then runs learner_bench on cuda for both presets and on the CPU
 # (ARGS, when given, replace these runs with one `learner_bench ARGS`). The
 # logs (build.log, learner_bench.log) go to $OUT when set, else build-gpu/.
