@@ -5,13 +5,13 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "worker/networks/job_networks.h"
 #include "common/agent/trajectory_proto.h"
 #include "common/base/status_macros.h"
 #include "common/game/program.h"
 #include "common/model/networks.h"
 #include "common/rpc/log_line.h"
 #include "common/solvers/search_budget.h"
+#include "worker/networks/job_networks.h"
 
 namespace mmapzero::actor {
 namespace {
@@ -42,7 +42,7 @@ absl::StatusOr<std::shared_ptr<ActorJob>> ActorJob::Start(
 
   std::shared_ptr<ActorJob> job(
       new ActorJob(job_id, options, std::move(networks->poller)));
-  model::SelfPlay::Options play{
+  training::SelfPlay::Options play{
       .config = config,
       // The worker id (unique per registration) keeps identical actor pods
       // with the same --seed from playing the same games.
@@ -54,24 +54,26 @@ absl::StatusOr<std::shared_ptr<ActorJob>> ActorJob::Start(
                                        : std::string()),
           0xac70),
       .game_options = {},
-      .sink = [raw = job.get()](const game::MMapGame& game,
-                                agent::Trajectory trajectory) {
-        raw->OnGame(game, std::move(trajectory));
-      },
+      .sink =
+          [raw = job.get()](const game::MMapGame& game,
+                            agent::Trajectory trajectory) {
+            raw->OnGame(game, std::move(trajectory));
+          },
       // The job's best when the job was assigned (the heuristic's seed).
       .start = assignment.has_best() && assignment.best().decisions_size() > 0
                    ? std::optional<Solution>(assignment.best())
                    : std::nullopt,
       // Long games (the paper preset's 16,500-buffer programs: 17 KB a
       // step) reach replay in pieces well under its message limit.
-      .max_segment_steps = model::SelfPlay::SegmentStepsFor(
+      .max_segment_steps = training::SelfPlay::SegmentStepsFor(
           config, kSegmentBytes, kSegmentPositions),
-      .solution_sink = [raw = job.get()](const game::MMapGame& game) {
-        raw->OfferSolution(game);
-      }};
-  absl::StatusOr<std::unique_ptr<model::SelfPlay>> self_play =
-      model::SelfPlay::Create(*program, std::move(networks->network),
-                              std::move(play));
+      .solution_sink =
+          [raw = job.get()](const game::MMapGame& game) {
+            raw->OfferSolution(game);
+          }};
+  absl::StatusOr<std::unique_ptr<training::SelfPlay>> self_play =
+      training::SelfPlay::Create(*program, std::move(networks->network),
+                                 std::move(play));
   if (!self_play.ok()) return worker::InJob(job_id, self_play.status());
   job->self_play_ = *std::move(self_play);
   if (options.metrics != nullptr) {
@@ -147,7 +149,7 @@ void ActorJob::Play(std::stop_token stop) {
 }
 
 void ActorJob::Publish() {
-  const model::SelfPlayCounters& counters = self_play_->counters();
+  const training::SelfPlayCounters& counters = self_play_->counters();
   const int64_t version = self_play_->parameter_version();
   const worker::OutboxStats outbox = outbox_.stats();
   v1::JobCounters proto;

@@ -26,13 +26,13 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "actor/actor_metrics.h"
+#include "common/base/guarded.h"
+#include "common/rpc/worker_session.h"
+#include "common/training/self_play.h"
+#include "proto/worker.pb.h"
 #include "worker/job_outbox.h"
 #include "worker/job_supervisor.h"
 #include "worker/networks/parameter_poller.h"
-#include "common/base/guarded.h"
-#include "common/model/self_play.h"
-#include "common/rpc/worker_session.h"
-#include "proto/worker.pb.h"
 
 namespace mmapzero::actor {
 
@@ -83,14 +83,14 @@ class ActorJob final : public worker::SupervisedJob {
   const ActorJobOptions options_;
   std::unique_ptr<worker::ParameterPoller> poller_;
   worker::JobOutbox outbox_;
-  std::unique_ptr<model::SelfPlay> self_play_;  // the play thread's
+  std::unique_ptr<training::SelfPlay> self_play_;  // the play thread's
   // The highest return offered so far (the play thread's): only a game
   // above it is made into a Solution.
   double offered_return_us_ = -1;
 
-  Guarded<ActorJobStats> stats_;  // written by the play thread
+  Guarded<ActorJobStats> stats_;      // written by the play thread
   std::atomic<bool> stopped_{false};  // Stop ran (or runs)
-  std::jthread thread_;  // last
+  std::jthread thread_;               // last
 };
 
 }  // namespace mmapzero::actor

@@ -45,7 +45,7 @@ absl::StatusOr<rpc::StopService> Start() {
       const rpc::WorkerFlags flags,
       rpc::WorkerFlagsFromCommandLine("actor", kDefaultMetricsPort));
   // Small networks and batches: parallelism comes from jobs and actors,
-  // not intra-op threads (see common/model/muzero_solver.cc).
+  // not intra-op threads (see common/training/muzero_solver.cc).
   model::SetComputeThreads(flags.threads);
   ASSIGN_OR_RETURN(std::unique_ptr<ActorMetrics> metrics,
                    ActorMetrics::Start(flags.metrics_listen));

@@ -1,4 +1,4 @@
-// bench/learner: model::Learner training throughput, by preset network and
+// bench/learner: training::Learner training throughput, by preset network and
 // device, at the presets' own training sizes (TrainingConfig batch_size,
 // unroll_steps K, td_steps n): how many positions per second one learner
 // consumes on the CPU and, when LibTorch has CUDA, on the GPU. Written for
@@ -48,13 +48,16 @@
 #include "common/agent/targets.h"
 #include "common/features/config_presets.h"
 #include "common/model/compute_threads.h"
-#include "common/model/learner.h"
 #include "common/model/muzero_loss.h"
 #include "common/model/networks.h"
-#include "common/model/self_play.h"
+#include "common/training/learner.h"
+#include "common/training/self_play.h"
 
 namespace mmapzero::model {
 namespace {
+
+using training::Learner;
+using training::LearnerStats;
 
 using Clock = std::chrono::steady_clock;
 
@@ -139,13 +142,13 @@ bool CheckDevicePath(const Preset& preset) {
   TrainingConfig training = preset.config.training();
   training.set_batch_size(std::min(training.batch_size(), 16));
   absl::StatusOr<std::unique_ptr<Learner>> learner =
-      Learner::Create(training, preset.config.search().discount(), *network,
-                      preset.replay.get());
+      Learner::Create(training, preset.config.search().discount(), *network);
   if (!learner.ok()) {
     std::fprintf(stderr, "%s\n", learner.status().ToString().c_str());
     return false;
   }
-  const absl::StatusOr<LearnerStats> stats = (*learner)->Step();
+  const absl::StatusOr<LearnerStats> stats =
+      (*learner)->Step(preset.replay->Sample(training.batch_size()));
   if (!stats.ok()) {
     std::fprintf(stderr, "%s\n", stats.status().ToString().c_str());
     return false;
@@ -213,10 +216,9 @@ void PresetRows(const Options& options, const Preset& preset,
   absl::StatusOr<MuZeroNetwork> network =
       CreateNetwork(preset.config.network(), preset.shape, device);
   absl::StatusOr<std::unique_ptr<Learner>> learner =
-      network.ok()
-          ? Learner::Create(training, preset.config.search().discount(),
-                            *network, preset.replay.get())
-          : absl::StatusOr<std::unique_ptr<Learner>>(network.status());
+      network.ok() ? Learner::Create(
+                         training, preset.config.search().discount(), *network)
+                   : absl::StatusOr<std::unique_ptr<Learner>>(network.status());
   if (!learner.ok()) {
     std::fprintf(stderr, "%s\n", learner.status().ToString().c_str());
     std::exit(1);
@@ -239,7 +241,8 @@ void PresetRows(const Options& options, const Preset& preset,
   double step = 0;
   if (options.step) {
     step = SecondsPerCall(options, device, [&] {
-      const absl::StatusOr<LearnerStats> stats = (*learner)->Step();
+      const absl::StatusOr<LearnerStats> stats =
+          (*learner)->Step(preset.replay->Sample(batch));
       if (!stats.ok()) {
         std::fprintf(stderr, "%s\n", stats.status().ToString().c_str());
         std::exit(1);

@@ -12,7 +12,7 @@
 //   learner     one learner-like step at batch 64: initial inference, 5
 //               recurrent unroll steps, policy/value/reward cross-entropy,
 //               backward and an Adam step.
-//   Learner     model::Learner::Step at the cpu preset's training sizes
+//   Learner     training::Learner::Step at the cpu preset's training sizes
 //               (batch 64, K 5, n 10) reading a synthetic replay of 200
 //               trajectories of 50 steps: sampling, targets, stacking,
 //               MuZeroLoss, backward, Adam with weight decay.
@@ -33,13 +33,15 @@
 #include "common/agent/replay_buffer.h"
 #include "common/features/config_presets.h"
 #include "common/model/compute_threads.h"
-#include "common/model/learner.h"
 #include "common/model/networks.h"
-#include "common/model/self_play.h"
 #include "common/model/small_network.h"
+#include "common/training/learner.h"
+#include "common/training/self_play.h"
 
 namespace mmapzero::model {
 namespace {
+
+using training::Learner;
 
 using Clock = std::chrono::steady_clock;
 
@@ -88,15 +90,14 @@ int LearnerRow(const BenchNetwork& bench, const torch::Device& device) {
   TrainingConfig training = features::CpuPreset().training();
   agent::ReplayBuffer replay(training.replay_size(), training.seed());
   FillSyntheticReplay(bench.shape, 200, 50, &replay);
-  absl::StatusOr<std::unique_ptr<Learner>> learner =
-      Learner::Create(training, features::CpuPreset().search().discount(),
-                      bench.network, &replay);
+  absl::StatusOr<std::unique_ptr<Learner>> learner = Learner::Create(
+      training, features::CpuPreset().search().discount(), bench.network);
   if (!learner.ok()) {
     std::fprintf(stderr, "%s\n", learner.status().ToString().c_str());
     return 1;
   }
   const double step = SecondsPerCall(3.0, [&] {
-    (void)(*learner)->Step();
+    (void)(*learner)->Step(replay.Sample(training.batch_size()));
     Sync(device);
   });
   std::printf(

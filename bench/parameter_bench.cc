@@ -35,9 +35,9 @@
 #include "common/model/compute_threads.h"
 #include "common/model/network_checkpoint.h"
 #include "common/model/networks.h"
-#include "common/model/self_play.h"
 #include "common/rpc/grpc_server.h"
 #include "common/rpc/parameter_client.h"
+#include "common/training/self_play.h"
 #include "learner/parameter_service.h"
 
 namespace mmapzero {
@@ -86,8 +86,8 @@ void PrintRow(const std::string& network, const std::string& call, size_t bytes,
               seconds / baseline);
 }
 
-void Run(const BenchNetwork& spec, int repeats,
-         worker::ParameterStore& store, rpc::ParameterClient& client) {
+void Run(const BenchNetwork& spec, int repeats, worker::ParameterStore& store,
+         rpc::ParameterClient& client) {
   absl::StatusOr<MuZeroConfig> config =
       features::LoadMuZeroConfig(spec.preset, spec.overrides);
   Check(config.status());

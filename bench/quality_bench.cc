@@ -36,7 +36,7 @@
 #include "common/bound/optimality_bound.h"
 #include "common/workload/hardware_profiles.h"
 #ifdef MMAPZERO_WITH_TORCH
-#include "common/model/register_model_solvers.h"
+#include "common/training/register_training_solvers.h"
 #endif
 
 namespace mmapzero::bench {
@@ -301,7 +301,7 @@ int Main(int argc, char** argv) {
 
 int main(int argc, char** argv) {
 #ifdef MMAPZERO_WITH_TORCH
-  mmapzero::model::RegisterModelSolvers();
+  mmapzero::training::RegisterTrainingSolvers();
 #endif
   return mmapzero::bench::Main(argc, argv);
 }

@@ -45,8 +45,8 @@
 #include "common/model/compute_threads.h"
 #include "common/model/network_evaluator.h"
 #include "common/model/networks.h"
-#include "common/model/self_play.h"
 #include "common/solvers/search_budget.h"
+#include "common/training/self_play.h"
 #include "common/workload/proto_io.h"
 #endif
 

@@ -29,11 +29,14 @@
 #include "common/features/config_presets.h"
 #include "common/model/compute_threads.h"
 #include "common/model/networks.h"
-#include "common/model/self_play.h"
+#include "common/training/self_play.h"
 #include "common/workload/proto_io.h"
 
 namespace mmapzero::model {
 namespace {
+
+using training::SelfPlay;
+using training::SelfPlayCounters;
 
 struct Variant {
   const char* name;
@@ -67,8 +70,8 @@ struct Row {
 Row Measure(const std::shared_ptr<const game::Program>& program,
             const MuZeroConfig& config, double seconds) {
   torch::manual_seed(1);
-  absl::StatusOr<MuZeroNetwork> network = CreateNetwork(
-      config.network(), ShapeOf(config.features()), torch::kCPU);
+  absl::StatusOr<MuZeroNetwork> network =
+      CreateNetwork(config.network(), ShapeOf(config.features()), torch::kCPU);
   if (!network.ok()) {
     std::fprintf(stderr, "%s\n", network.status().ToString().c_str());
     std::exit(1);
@@ -129,7 +132,8 @@ int main(int argc, char** argv) {
       std::thread::hardware_concurrency());
   std::printf(
       "| actor | moves/s | decisions/s | games/s | simulations/s | "
-      "moves/s vs previous-cpu |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
+      "moves/s vs previous-cpu |\n| --- | ---: | ---: | ---: | ---: | ---: "
+      "|\n");
   double baseline = 0;
   for (const model::Variant& variant : model::Variants()) {
     absl::StatusOr<MuZeroConfig> config =

@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "common/base/malloc_tuning.h"
 #ifdef MMAPZERO_WITH_TORCH
-#include "common/model/register_model_solvers.h"
+#include "common/training/register_training_solvers.h"
 #endif
 
 namespace {
@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   mmapzero::KeepFreedMemoryForReuse();
 #ifdef MMAPZERO_WITH_TORCH
   // The LibTorch solvers (`muzero`), by explicit registration.
-  mmapzero::model::RegisterModelSolvers();
+  mmapzero::training::RegisterTrainingSolvers();
 #endif
   if (argc < 2 || std::string(argv[1]) == "help" ||
       std::string(argv[1]) == "--help") {

@@ -2,19 +2,14 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <iterator>
 #include <utility>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "common/agent/demonstration.h"
 #include "common/base/lease_fence.h"
 #include "common/base/status_macros.h"
 #include "common/features/config_presets.h"
 #include "common/model/network_checkpoint.h"
 #include "common/model/networks.h"
-#include "common/model/self_play.h"
 #include "common/rpc/crash_guard.h"
 #include "common/rpc/health_checks.h"
 #include "common/rpc/log_line.h"
@@ -45,6 +40,14 @@ absl::StatusOr<MuZeroConfig> Resolved(const MuZeroConfig& config) {
   return resolved;
 }
 
+// The job's budget or the config's training.training_steps, whichever
+// ends first; 0 (either): the other; both 0: no limit.
+int64_t StepLimit(int64_t job_budget, int64_t training_steps) {
+  if (job_budget <= 0) return std::max<int64_t>(0, training_steps);
+  if (training_steps <= 0) return job_budget;
+  return std::min(job_budget, training_steps);
+}
+
 bool HasCheckpoint(const std::string& dir) {
   std::error_code error;
   return !dir.empty() && (std::filesystem::exists(dir, error) ||
@@ -53,8 +56,81 @@ bool HasCheckpoint(const std::string& dir) {
 
 }  // namespace
 
+// The loop's rounds as the service shows them: /healthz (the loop goes
+// round; waiting for batches counts, a replay that is away is its own
+// check's failure; refused steps fail it until a step succeeds), the
+// job's metrics and its log lines.
+class LearnerJob::Observer final : public training::TrainingObserver {
+ public:
+  Observer(std::string job_id, LearnerMetrics* metrics)
+      : job_id_(std::move(job_id)),
+        health_(HealthCheckName(job_id_)),
+        metrics_(metrics) {
+    rpc::ProcessHealth().Add(health_, kMaxSilence);
+  }
+  ~Observer() override { rpc::ProcessHealth().Remove(health_); }
+
+  void OnWait(const absl::Status& /*why*/) override {
+    rpc::ProcessHealth().Succeeded(health_);
+  }
+  void OnStep(const training::LearnerStats& stats,
+              absl::Duration waited) override {
+    rpc::ProcessHealth().Succeeded(health_);
+    if (metrics_ != nullptr) metrics_->OnStep(job_id_, stats, waited);
+  }
+  void OnRefused(const absl::Status& status) override {
+    LogLine("warning", "batch_refused",
+            {{"job", job_id_}, {"message", std::string(status.message())}});
+    rpc::ProcessHealth().Failed(
+        health_, absl::StrCat("step refused its batch: ", status.message()));
+  }
+  void OnPublished(int64_t version) override {
+    if (metrics_ != nullptr) metrics_->OnPublish(job_id_, version);
+  }
+  void OnCheckpoint(int64_t step, const absl::Status& saved) override {
+    if (absl::IsAborted(saved)) {  // another learner holds the job now
+      LogLine("warning", "fenced",
+              {{"job", job_id_},
+               {"step", absl::StrCat(step)},
+               {"message", std::string(saved.message())}});
+    } else if (!saved.ok()) {
+      LogLine("error", "checkpoint_failed",
+              {{"job", job_id_}, {"message", std::string(saved.message())}});
+    } else if (metrics_ != nullptr) {
+      metrics_->OnCheckpoint(job_id_);
+    }
+  }
+  void OnDemonstration(const training::DemonstrationReplay& replay) override {
+    if (!replay.status.ok()) {
+      LogLine("warning", "demonstration_refused",
+              {{"job", job_id_},
+               {"message", std::string(replay.status.message())}});
+      return;
+    }
+    LogLine("info", "demonstration_added",
+            {{"job", job_id_},
+             {"normalised_return", absl::StrCat(replay.normalised_return)},
+             {"solver", replay.solver},
+             {"steps", absl::StrCat(replay.steps)},
+             {"replay_ms",
+              absl::StrCat(absl::ToInt64Milliseconds(replay.replay_time))},
+             {"demonstrations", absl::StrCat(replay.kept)}});
+  }
+  void OnStopped(int64_t step, const std::string& reason) override {
+    rpc::ProcessHealth().Remove(health_);
+    LogLine(
+        "info", "job_stopped",
+        {{"job", job_id_}, {"step", absl::StrCat(step)}, {"reason", reason}});
+  }
+
+ private:
+  const std::string job_id_;
+  const std::string health_;
+  LearnerMetrics* const metrics_;
+};
+
 absl::StatusOr<std::unique_ptr<LearnerJob>> LearnerJob::Start(
-    LearnerJobOptions options, std::unique_ptr<worker::BatchSource> source,
+    LearnerJobOptions options, std::unique_ptr<agent::BatchSource> source,
     worker::ParameterStore* parameters, LearnerMetrics* metrics) {
   if (options.publish_interval < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -68,91 +144,36 @@ absl::StatusOr<std::unique_ptr<LearnerJob>> LearnerJob::Start(
   options.config = *std::move(config);
   std::unique_ptr<LearnerJob> job(new LearnerJob(
       std::move(options), std::move(source), parameters, metrics));
+  ASSIGN_OR_RETURN(const int64_t saved_step, job->BuildLearner());
+  job->observer_ = std::make_unique<Observer>(job->options_.job_id, metrics);
+  job->BuildLoop(saved_step);
+  job->loop_->Publish();
   const LearnerJobOptions& o = job->options_;
-  const std::string what = absl::StrCat("job ", o.job_id);
-  torch::manual_seed(o.config.training().seed());
-  absl::StatusOr<model::MuZeroNetwork> network = model::CreateNetwork(
-      o.config.network(), model::ShapeOf(o.config.features()), o.device);
-  if (!network.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": config.network: ", network.status().message()));
-  }
-  absl::StatusOr<std::unique_ptr<model::Learner>> learner =
-      model::Learner::Create(o.config.training(), o.config.search().discount(),
-                             *std::move(network), /*replay=*/nullptr);
-  if (!learner.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": config: ", learner.status().message()));
-  }
-  job->learner_ = *std::move(learner);
-  job->demonstrations_ = std::make_unique<agent::ReplayBuffer>(
-      agent::kDemonstrationsKept, o.config.training().seed() ^ 0xde0);
-  if (!o.checkpoint_dir.empty()) {
-    // Claimed before reading: a predecessor's late save is refused from
-    // now on, so what is loaded below is its last word.
-    const absl::Status claimed =
-        ClaimLeaseFence(o.checkpoint_dir, o.lease_epoch);
-    if (!claimed.ok()) {
-      return absl::Status(claimed.code(),
-                          absl::StrCat(what, ": ", claimed.message()));
-    }
-  }
-  if (HasCheckpoint(o.checkpoint_dir)) {
-    std::string note;
-    int64_t written_epoch = 0;
-    const absl::Status loaded =
-        job->learner_->Load(o.checkpoint_dir, &note, &written_epoch);
-    if (!loaded.ok()) {
-      return absl::Status(
-          loaded.code(),
-          absl::StrCat(what, ": cannot resume from ", o.checkpoint_dir, ": ",
-                       loaded.message()));
-    }
-    if (o.lease_epoch > 0 && written_epoch > o.lease_epoch) {
-      return absl::AbortedError(absl::StrCat(
-          what, ": the checkpoint in ", o.checkpoint_dir,
-          " was written under lease epoch ", written_epoch,
-          ", newer than this learner's ", o.lease_epoch));
-    }
-    if (!note.empty()) {
-      LogLine("warning", "checkpoint_fallback",
-              {{"job", o.job_id}, {"reason", note}});
-    }
-  }
-  const int64_t step = job->learner_->step();
-  job->saved_step_ = HasCheckpoint(o.checkpoint_dir) ? step : -1;
-  job->checkpoint_interval_ = o.checkpoint_interval > 0
-                                  ? o.checkpoint_interval
-                                  : o.config.training().checkpoint_interval();
-  job->progress_.Update([step](LearnerProgress& progress) {
-    progress.step = step;
-    progress.resumed_step = step;
-  });
-  job->Publish();
   LogLine("info", "job_started",
           {{"job", o.job_id},
-           {"step", absl::StrCat(step)},
-           {"resumed", step > 0 ? "true" : "false"},
+           {"step", absl::StrCat(job->resumed_step_)},
+           {"resumed", job->resumed_step_ > 0 ? "true" : "false"},
            {"device", o.device.str()},
            {"budget", absl::StrCat(o.steps_budget)},
            {"checkpoint_dir", o.checkpoint_dir}});
   LearnerJob* raw = job.get();
   job->thread_ = std::jthread([raw](std::stop_token stop) {
-    const std::string crash =
-        rpc::RunCatchingCrash(raw->options_.job_id, [&] { raw->Run(stop); });
-    if (crash.empty()) return;
-    // The job failed (its heartbeat says so); the process serves on.
-    rpc::ProcessHealth().Remove(HealthCheckName(raw->options_.job_id));
-    raw->progress_.Update([&crash](LearnerProgress& progress) {
-      progress.fatal_error = crash;
-      progress.stopped = true;
+    const std::string crash = rpc::RunCatchingCrash(
+        raw->options_.job_id, [&] { raw->loop_->Run(stop); });
+    // A crash fails the job (its heartbeat says so); the process serves on.
+    if (!crash.empty()) {
+      rpc::ProcessHealth().Remove(HealthCheckName(raw->options_.job_id));
+    }
+    raw->ended_.Update([&crash](Ended& ended) {
+      ended.ended = true;
+      ended.fatal_error = crash;
     });
   });
   return job;
 }
 
 LearnerJob::LearnerJob(LearnerJobOptions options,
-                       std::unique_ptr<worker::BatchSource> source,
+                       std::unique_ptr<agent::BatchSource> source,
                        worker::ParameterStore* parameters,
                        LearnerMetrics* metrics)
     : options_(std::move(options)),
@@ -169,90 +190,92 @@ void LearnerJob::Stop() {
   }
 }
 
-bool LearnerJob::BudgetReached() const {
-  return options_.steps_budget > 0 && learner_->step() >= options_.steps_budget;
-}
-
-void LearnerJob::Run(std::stop_token stop) {
-  // /healthz: this loop goes round. Waiting for batches counts (a replay
-  // that is away is its own check's failure); refused steps fail it until
-  // a step succeeds.
-  const std::string health = HealthCheckName(options_.job_id);
-  rpc::ProcessHealth().Add(health, kMaxSilence);
-  absl::Time wait_start = absl::Now();  // since the last step
-  const auto leased = [this] {
-    return !options_.lease_live || options_.lease_live();
-  };
-  while (!stop.stop_requested() && !BudgetReached() && !fenced_) {
-    if (!leased()) {  // paused past the lease: no step until it is renewed
-      rpc::ProcessHealth().Succeeded(health);
-      absl::SleepFor(options_.batch_poll);
-      continue;
-    }
-    TakeDemonstration();
-    absl::StatusOr<worker::Batch> batch = source_->Next(options_.batch_poll);
-    if (!batch.ok()) {
-      rpc::ProcessHealth().Succeeded(health);
-      progress_.Update([&batch](LearnerProgress& progress) {
-        progress.batch_error = batch.status().ToString();
-      });
-      continue;
-    }
-    const absl::Duration waited = absl::Now() - wait_start;
-    MixDemonstrations(&*batch);
-    absl::StatusOr<model::LearnerStats> stats = learner_->Step(*batch);
-    wait_start = absl::Now();
-    if (!stats.ok()) {
-      LogLine("warning", "batch_refused",
-              {{"job", options_.job_id},
-               {"message", std::string(stats.status().message())}});
-      rpc::ProcessHealth().Failed(
-          health, absl::StrCat("step refused its batch: ", stats.status().message()));
-      progress_.Update([&stats](LearnerProgress& progress) {
-        ++progress.skipped_batches;
-        progress.batch_error = stats.status().ToString();
-      });
-      continue;
-    }
-    rpc::ProcessHealth().Succeeded(health);
-    if (metrics_ != nullptr) metrics_->OnStep(options_.job_id, *stats, waited);
-    // Published and saved before the progress shows the step, so that a
-    // heartbeat never reports a step without its parameter version.
-    if (stats->step % options_.publish_interval == 0) Publish();
-    if (checkpoint_interval_ > 0 && stats->step % checkpoint_interval_ == 0) {
-      Checkpoint();
-    }
-    progress_.Update([&stats](LearnerProgress& progress) {
-      progress.step = stats->step;
-      progress.losses = {{"total", stats->total},
-                         {"value", stats->value},
-                         {"reward", stats->reward},
-                         {"policy", stats->policy}};
-      progress.batch_error.clear();
-    });
+absl::StatusOr<int64_t> LearnerJob::BuildLearner() {
+  const LearnerJobOptions& o = options_;
+  const std::string what = absl::StrCat("job ", o.job_id);
+  torch::manual_seed(o.config.training().seed());
+  absl::StatusOr<model::MuZeroNetwork> network = model::CreateNetwork(
+      o.config.network(), model::ShapeOf(o.config.features()), o.device);
+  if (!network.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": config.network: ", network.status().message()));
   }
-  // The end: budget, SIGTERM or lease lost. Leave nothing unsaved.
-  rpc::ProcessHealth().Remove(health);
-  Checkpoint();
-  const int64_t published = progress_.Read(
-      [](const LearnerProgress& progress) { return progress.parameter_version; });
-  if (published != learner_->step() && !fenced_) Publish();
-  const bool finished = BudgetReached();
-  const int64_t step = progress_.Update([finished](LearnerProgress& progress) {
-    progress.finished = finished;
-    progress.stopped = true;
-    return progress.step;
-  });
-  LogLine("info", "job_stopped",
-          {{"job", options_.job_id},
-           {"step", absl::StrCat(step)},
-           {"reason", finished ? "budget" : fenced_ ? "fenced" : "stop"}});
+  absl::StatusOr<std::unique_ptr<training::Learner>> learner =
+      training::Learner::Create(o.config.training(),
+                                o.config.search().discount(),
+                                *std::move(network));
+  if (!learner.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": config: ", learner.status().message()));
+  }
+  learner_ = *std::move(learner);
+  if (!o.checkpoint_dir.empty()) {
+    // Claimed before reading: a predecessor's late save is refused from
+    // now on, so what is loaded below is its last word.
+    const absl::Status claimed =
+        ClaimLeaseFence(o.checkpoint_dir, o.lease_epoch);
+    if (!claimed.ok()) {
+      return absl::Status(claimed.code(),
+                          absl::StrCat(what, ": ", claimed.message()));
+    }
+  }
+  if (!HasCheckpoint(o.checkpoint_dir)) return -1;
+  std::string note;
+  int64_t written_epoch = 0;
+  const absl::Status loaded = learner_->Load(
+      o.checkpoint_dir, /*replay=*/nullptr, &note, &written_epoch);
+  if (!loaded.ok()) {
+    return absl::Status(loaded.code(),
+                        absl::StrCat(what, ": cannot resume from ",
+                                     o.checkpoint_dir, ": ", loaded.message()));
+  }
+  if (o.lease_epoch > 0 && written_epoch > o.lease_epoch) {
+    return absl::AbortedError(
+        absl::StrCat(what, ": the checkpoint in ", o.checkpoint_dir,
+                     " was written under lease epoch ", written_epoch,
+                     ", newer than this learner's ", o.lease_epoch));
+  }
+  if (!note.empty()) {
+    LogLine("warning", "checkpoint_fallback",
+            {{"job", o.job_id}, {"reason", note}});
+  }
+  resumed_step_ = learner_->step();
+  return resumed_step_;
 }
 
-void LearnerJob::Publish() {
-  const int64_t step = learner_->step();
+void LearnerJob::BuildLoop(int64_t saved_step) {
+  const LearnerJobOptions& o = options_;
+  demonstrations_ = std::make_unique<training::Demonstrations>(
+      o.program, o.config, o.config.training().seed() ^ 0xde0);
+  const int64_t checkpoint_interval =
+      o.checkpoint_interval > 0 ? o.checkpoint_interval
+                                : o.config.training().checkpoint_interval();
+  training::TrainingSinks sinks{
+      .publish = [this](const model::MuZeroNetwork& network,
+                        int64_t step) { PublishParameters(network, step); },
+      .checkpoint = nullptr,
+      .may_step = o.lease_live};
+  if (!o.checkpoint_dir.empty()) {
+    sinks.checkpoint = [this](const training::Learner& learner) {
+      return SaveCheckpoint(learner);
+    };
+  }
+  loop_ = std::make_unique<training::TrainingLoop>(
+      training::TrainingLoopOptions{
+          .max_steps =
+              StepLimit(o.steps_budget, o.config.training().training_steps()),
+          .publish_interval = o.publish_interval,
+          .checkpoint_interval = checkpoint_interval,
+          .saved_step = saved_step,
+          .batch_poll = o.batch_poll},
+      learner_.get(), source_.get(), demonstrations_.get(), std::move(sinks),
+      observer_.get());
+}
+
+void LearnerJob::PublishParameters(const model::MuZeroNetwork& network,
+                                   int64_t step) {
   absl::StatusOr<std::string> bytes =
-      model::SerializeNetworkParameters(learner_->network());
+      model::SerializeNetworkParameters(network);
   if (!bytes.ok()) {
     LogLine("error", "publish_failed",
             {{"job", options_.job_id},
@@ -263,123 +286,33 @@ void LearnerJob::Publish() {
     parameters_->Publish(options_.job_id, step, *std::move(bytes),
                          model::kNetworkParametersFormat);
   }
-  if (metrics_ != nullptr) metrics_->OnPublish(options_.job_id, step);
-  progress_.Update(
-      [step](LearnerProgress& progress) { progress.parameter_version = step; });
 }
 
-void LearnerJob::Checkpoint() {
-  const int64_t step = learner_->step();
-  if (options_.checkpoint_dir.empty() || step == saved_step_ || fenced_) {
-    return;
-  }
-  const absl::Status saved = WriteUnderLeaseFence(
+absl::Status LearnerJob::SaveCheckpoint(const training::Learner& learner) {
+  return WriteUnderLeaseFence(
       options_.checkpoint_dir, options_.lease_epoch, [&] {
-        return learner_->Save(options_.checkpoint_dir, options_.lease_epoch);
+        return learner.Save(options_.checkpoint_dir, /*replay=*/nullptr,
+                            options_.lease_epoch);
       });
-  if (absl::IsAborted(saved)) {
-    // Another learner holds the job now: stop, save nothing.
-    fenced_ = true;
-    progress_.Update([&saved](LearnerProgress& progress) {
-      progress.fenced = std::string(saved.message());
-    });
-    LogLine("warning", "fenced",
-            {{"job", options_.job_id},
-             {"step", absl::StrCat(step)},
-             {"message", std::string(saved.message())}});
-    return;
-  }
-  if (!saved.ok()) {
-    progress_.Update([&saved](LearnerProgress& progress) {
-      progress.checkpoint_error = saved.ToString();
-    });
-    LogLine(
-        "error", "checkpoint_failed",
-        {{"job", options_.job_id}, {"message", std::string(saved.message())}});
-    return;
-  }
-  saved_step_ = step;
-  progress_.Update([](LearnerProgress& progress) {
-    ++progress.checkpoints;
-    progress.checkpoint_error.clear();
-  });
-  if (metrics_ != nullptr) metrics_->OnCheckpoint(options_.job_id);
 }
 
-LearnerProgress LearnerJob::progress() const { return progress_.Get(); }
+LearnerProgress LearnerJob::progress() const {
+  LearnerProgress progress;
+  static_cast<training::TrainingProgress&>(progress) = loop_->progress();
+  progress.resumed_step = resumed_step_;
+  const Ended ended = ended_.Get();
+  progress.fatal_error = ended.fatal_error;
+  if (ended.ended) progress.stopped = true;
+  return progress;
+}
 
 void LearnerJob::OfferDemonstration(const Solution& solution) {
-  const double offered = solution.normalised_return();
-  const bool better = offered_.Update([&](Offer& offer) {
-    if (offered <= offer.best) return false;
-    offer.best = offered;
-    offer.pending = solution;
-    return true;
-  });
-  if (!better) return;
-  progress_.Update([offered](LearnerProgress& progress) {
-    progress.demonstrated_return =
-        std::max(progress.demonstrated_return, offered);
-  });
-}
-
-void LearnerJob::TakeDemonstration() {
-  if (absl::Now() - last_demonstration_ < options_.demonstration_interval) {
-    return;  // the offer waits (a newer one replaces it)
-  }
-  std::optional<Solution> solution = offered_.Update(
-      [](Offer& offer) { return std::exchange(offer.pending, std::nullopt); });
-  if (!solution.has_value() || options_.program == nullptr ||
-      learner_->demonstrations_per_batch() == 0) {
-    return;
-  }
-  const absl::Time start = absl::Now();
-  last_demonstration_ = start;
-  absl::StatusOr<agent::Trajectory> shown = agent::DemonstrationFromSolution(
-      options_.program, *solution, options_.config);
-  if (!shown.ok()) {
-    LogLine("warning", "demonstration_refused",
-            {{"job", options_.job_id},
-             {"message", std::string(shown.status().message())}});
-    progress_.Update([&shown](LearnerProgress& progress) {
-      progress.demonstration_error = shown.status().ToString();
-    });
-    return;
-  }
-  const int64_t steps = static_cast<int64_t>(shown->steps.size());
-  demonstrations_->Insert(*std::move(shown));
-  const int64_t count = progress_.Update([](LearnerProgress& progress) {
-    progress.demonstration_error.clear();
-    return ++progress.demonstrations;
-  });
-  LogLine("info", "demonstration_added",
-          {{"job", options_.job_id},
-           {"normalised_return", absl::StrCat(solution->normalised_return())},
-           {"solver", solution->solver().name()},
-           {"steps", absl::StrCat(steps)},
-           {"replay_ms",
-            absl::StrCat(absl::ToInt64Milliseconds(absl::Now() - start))},
-           {"demonstrations", absl::StrCat(count)}});
-}
-
-void LearnerJob::MixDemonstrations(worker::Batch* batch) {
-  if (demonstrations_->size() == 0) return;
-  const size_t shown =
-      std::min<size_t>(learner_->demonstrations_per_batch(), batch->size());
-  if (shown == 0) return;
-  batch->resize(batch->size() - shown);
-  std::vector<agent::SampledPosition> positions =
-      demonstrations_->Sample(static_cast<int>(shown));
-  std::move(positions.begin(), positions.end(), std::back_inserter(*batch));
-  progress_.Update([shown](LearnerProgress& progress) {
-    progress.demonstrated_positions += static_cast<int64_t>(shown);
-  });
+  demonstrations_->Offer(solution);
 }
 
 bool LearnerJob::AwaitStopped(absl::Duration timeout) const {
-  return progress_.AwaitWithTimeout(
-      [](const LearnerProgress& progress) { return progress.stopped; },
-      timeout);
+  return ended_.AwaitWithTimeout([](const Ended& ended) { return ended.ended; },
+                                 timeout);
 }
 
 }  // namespace mmapzero::learner

@@ -19,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "common/base/guarded.h"
@@ -27,10 +28,11 @@
 #include "common/game/mmap_game.h"
 #include "common/model/compute_threads.h"
 #include "common/model/network_checkpoint.h"
-#include "common/model/self_play.h"
 #include "common/rpc/grpc_server.h"
 #include "common/rpc/health_checks.h"
 #include "common/rpc/parameter_client.h"
+#include "common/training/self_play.h"
+#include "common/training/training_test_support.h"
 #include "common/workload/example_program_for_tests.h"
 #include "gmock/gmock.h"
 #include "learner/parameter_service.h"
@@ -57,11 +59,12 @@ MuZeroConfig SmallConfig() {
 
 // `size` windows of K + n + 1 steps like the replay sends (observation on
 // the first step only), varied by `seed`.
-worker::Batch SyntheticBatch(const MuZeroConfig& config, int size, uint64_t seed) {
+agent::Batch SyntheticBatch(const MuZeroConfig& config, int size,
+                            uint64_t seed) {
   const model::ObservationShape shape = model::ShapeOf(config.features());
   const int steps =
       config.training().unroll_steps() + config.training().td_steps() + 1;
-  worker::Batch batch;
+  agent::Batch batch;
   for (int b = 0; b < size; ++b) {
     auto t = std::make_shared<agent::Trajectory>();
     for (int s = 0; s < steps; ++s) {
@@ -87,16 +90,17 @@ worker::Batch SyntheticBatch(const MuZeroConfig& config, int size, uint64_t seed
 
 // Synthetic batches on demand; while closed, none (as a replay that is
 // not ready).
-class FakeSource final : public worker::BatchSource {
+class FakeSource final : public agent::BatchSource {
  public:
   explicit FakeSource(MuZeroConfig config, bool open = true)
       : config_(std::move(config)), gate_(Gate{open, 0}) {}
-  absl::StatusOr<worker::Batch> Next(absl::Duration timeout) override {
+  absl::StatusOr<agent::Batch> Next(absl::Duration timeout) override {
     if (!gate_.AwaitWithTimeout([](const Gate& gate) { return gate.open; },
                                 timeout)) {
       return absl::DeadlineExceededError("closed");
     }
-    const uint64_t seed = gate_.Update([](Gate& gate) { return gate.served++; });
+    const uint64_t seed =
+        gate_.Update([](Gate& gate) { return gate.served++; });
     return SyntheticBatch(config_, config_.training().batch_size(), seed);
   }
   void Open() {
@@ -146,11 +150,11 @@ std::string StepLine(const std::string& dir) {
 }
 
 // Batches the learner refuses (empty), always.
-class RefusedSource final : public worker::BatchSource {
+class RefusedSource final : public agent::BatchSource {
  public:
-  absl::StatusOr<worker::Batch> Next(absl::Duration timeout) override {
+  absl::StatusOr<agent::Batch> Next(absl::Duration timeout) override {
     absl::SleepFor(std::min(timeout, absl::Milliseconds(5)));
-    return worker::Batch();
+    return agent::Batch();
   }
 };
 
@@ -174,9 +178,9 @@ TEST(LearnerJobTest, RefusedBatchesFailTheHealthCheckUntilTheJobStops) {
   }
   EXPECT_THAT(rpc::ProcessHealth().Evaluate().text, Not(HasSubstr(check)));
 
-  auto job = LearnerJob::Start(Options(FreshDir("learner_job_refused"), 0),
-                               std::make_unique<RefusedSource>(), &service,
-                               nullptr);
+  auto job =
+      LearnerJob::Start(Options(FreshDir("learner_job_refused"), 0),
+                        std::make_unique<RefusedSource>(), &service, nullptr);
   ASSERT_TRUE(job.ok()) << job.status();
   rpc::HealthChecks::Report report;
   for (int i = 0; i < 200 && report.healthy; ++i) {
@@ -189,6 +193,23 @@ TEST(LearnerJobTest, RefusedBatchesFailTheHealthCheckUntilTheJobStops) {
                                 "empty batch"));
   (*job)->Stop();
   EXPECT_TRUE(rpc::ProcessHealth().Evaluate().healthy);
+}
+
+// training.training_steps ends a job without a step budget, and a budget
+// that ends first wins.
+TEST(LearnerJobTest, HonoursTheConfigsTrainingSteps) {
+  model::SetComputeThreads(1);
+  for (const auto& [budget, steps, want] :
+       {std::tuple<int64_t, int64_t, int64_t>{0, 3, 3}, {2, 3, 2}}) {
+    LearnerJobOptions options = Options("", budget);
+    options.config.mutable_training()->set_training_steps(steps);
+    auto job = LearnerJob::Start(
+        options, std::make_unique<FakeSource>(SmallConfig()), nullptr, nullptr);
+    ASSERT_TRUE(job.ok()) << job.status();
+    ASSERT_TRUE((*job)->AwaitStopped(absl::Seconds(60)));
+    EXPECT_EQ((*job)->progress().step, want) << budget << " " << steps;
+    EXPECT_TRUE((*job)->progress().finished);
+  }
 }
 
 TEST(LearnerJobTest, TrainsToTheBudgetAndResumesAtTheSameStep) {
@@ -333,8 +354,8 @@ TEST(LearnerJobTest, ALearnerWhoseLeasePassedStopsWithoutSaving) {
 
   // An older grant cannot start: the fence refuses it and, were the fence
   // gone, so does the epoch written in the checkpoint.
-  auto late = LearnerJob::Start(stale, std::make_unique<FakeSource>(SmallConfig()),
-                                nullptr, nullptr);
+  auto late = LearnerJob::Start(
+      stale, std::make_unique<FakeSource>(SmallConfig()), nullptr, nullptr);
   EXPECT_EQ(late.status().code(), absl::StatusCode::kAborted);
   EXPECT_THAT(late.status().message(), HasSubstr("fenced"));
   std::filesystem::remove(dir + ".fence");
@@ -388,8 +409,8 @@ TEST(LearnerJobTest, FullDiskKeepsTrainingAndTheLastCheckpoint) {
   const std::string dir = disk.path() + "/job";
   auto source = std::make_unique<FakeSource>(SmallConfig(), false);
   FakeSource* gate = source.get();
-  auto job = LearnerJob::Start(Options(dir, 0), std::move(source), nullptr,
-                               nullptr);
+  auto job =
+      LearnerJob::Start(Options(dir, 0), std::move(source), nullptr, nullptr);
   ASSERT_TRUE(job.ok()) << job.status();
   gate->Open();
   while ((*job)->progress().checkpoints < 1) {
@@ -411,9 +432,9 @@ TEST(LearnerJobTest, FullDiskKeepsTrainingAndTheLastCheckpoint) {
   EXPECT_EQ(StepLine(dir), saved);
 
   // The last good checkpoint is whole: a new learner resumes from it.
-  auto resumed = LearnerJob::Start(
-      Options(dir, 0), std::make_unique<FakeSource>(SmallConfig()), nullptr,
-      nullptr);
+  auto resumed = LearnerJob::Start(Options(dir, 0),
+                                   std::make_unique<FakeSource>(SmallConfig()),
+                                   nullptr, nullptr);
   ASSERT_TRUE(resumed.ok()) << resumed.status();
   EXPECT_EQ((*resumed)->progress().resumed_step, 5);
   disk.Free();
@@ -460,7 +481,7 @@ TEST(LearnerJobTest, TrainsFromAPrefetchQueueWithMetrics) {
   std::atomic<uint64_t> sampled{0};
   const MuZeroConfig config = SmallConfig();
   auto queue = std::make_unique<worker::PrefetchQueue>(
-      [&]() -> absl::StatusOr<worker::Batch> {
+      [&]() -> absl::StatusOr<agent::Batch> {
         return SyntheticBatch(config, 8, sampled++);
       },
       worker::PrefetchOptions{.capacity = 2});
@@ -482,20 +503,6 @@ TEST(LearnerJobTest, TrainsFromAPrefetchQueueWithMetrics) {
 }
 
 // The game that plays the first legal action of `preference`.
-Solution Played(const std::shared_ptr<const game::Program>& program,
-                std::array<game::Action, 3> preference) {
-  game::MMapGame game(program);
-  while (!game.IsTerminal()) {
-    const uint8_t mask = game.LegalActionMask();
-    for (const game::Action action : preference) {
-      if (mask & (1u << static_cast<int>(action))) {
-        game.ApplyAction(action);
-        break;
-      }
-    }
-  }
-  return game.ToSolution();
-}
 constexpr std::array<game::Action, 3> kFastFirst = {
     game::Action::kNoCopy, game::Action::kCopy, game::Action::kDrop};
 constexpr std::array<game::Action, 3> kSlowFirst = {
@@ -510,7 +517,7 @@ TEST(LearnerJobTest, MixesTheOfferedBestsIntoItsBatchesAsDemonstrations) {
   ASSERT_NE(program, nullptr);
   LearnerJobOptions options = Options("", /*budget=*/6);
   options.program = program;
-  options.demonstration_interval = absl::ZeroDuration();
+  options.config.mutable_training()->set_demonstration_interval_steps(0);
   ASSERT_DOUBLE_EQ(options.config.training().demonstration_fraction(), 0.25);
   auto source = std::make_unique<FakeSource>(SmallConfig(), /*open=*/false);
   FakeSource* gate = source.get();
@@ -524,14 +531,17 @@ TEST(LearnerJobTest, MixesTheOfferedBestsIntoItsBatchesAsDemonstrations) {
     return done();
   };
 
-  Solution good = Played(program, kFastFirst);
-  Solution worse = Played(program, kSlowFirst);
+  Solution good = training::PlayedByPreference(program, kFastFirst);
+  Solution worse = training::PlayedByPreference(program, kSlowFirst);
   ASSERT_GT(good.normalised_return(), worse.normalised_return());
   (*job)->OfferDemonstration(good);
-  ASSERT_TRUE(eventually([&] { return progress().demonstrations == 1; }));
-  EXPECT_DOUBLE_EQ(progress().demonstrated_return, good.normalised_return());
+  ASSERT_TRUE(
+      eventually([&] { return progress().demonstrations.replayed == 1; }));
+  EXPECT_DOUBLE_EQ(progress().demonstrations.best_offered,
+                   good.normalised_return());
   (*job)->OfferDemonstration(worse);  // not better: ignored
-  EXPECT_DOUBLE_EQ(progress().demonstrated_return, good.normalised_return());
+  EXPECT_DOUBLE_EQ(progress().demonstrations.best_offered,
+                   good.normalised_return());
   // A better claim that does not replay (a buffer without a decision) is
   // refused, and training goes on with what the job holds.
   Solution broken = good;
@@ -539,43 +549,47 @@ TEST(LearnerJobTest, MixesTheOfferedBestsIntoItsBatchesAsDemonstrations) {
   broken.set_normalised_return(good.normalised_return() + 0.1);
   (*job)->OfferDemonstration(broken);
   ASSERT_TRUE(
-      eventually([&] { return !progress().demonstration_error.empty(); }));
-  EXPECT_THAT(progress().demonstration_error, HasSubstr("has no decision"));
+      eventually([&] { return !progress().demonstrations.error.empty(); }));
+  EXPECT_THAT(progress().demonstrations.error, HasSubstr("has no decision"));
 
   gate->Open();
   ASSERT_TRUE((*job)->AwaitStopped(absl::Seconds(60)));
   const LearnerProgress done = progress();
   EXPECT_EQ(done.step, 6);
   EXPECT_EQ(done.skipped_batches, 0);
-  EXPECT_EQ(done.demonstrations, 1);
-  EXPECT_EQ(done.demonstrated_positions, 6 * 2);  // round(0.25 * 8) a batch
-  EXPECT_DOUBLE_EQ(done.demonstrated_return, broken.normalised_return());
+  EXPECT_EQ(done.demonstrations.replayed, 1);
+  EXPECT_EQ(done.demonstrations.mixed_positions,
+            6 * 2);  // round(0.25 * 8) a batch
+  EXPECT_DOUBLE_EQ(done.demonstrations.best_offered,
+                   broken.normalised_return());
 }
 
-// One replay per demonstration_interval: the first offer at once, a later
-// one waits (its return is noted at once, so it is not sent again).
+// One replay per training.demonstration_interval_steps learner steps: the
+// first offer at once, a later one waits while the learner has not moved
+// on (its return is noted at once, so it is not sent again).
 TEST(LearnerJobTest, ReplaysAtMostOneDemonstrationPerInterval) {
   model::SetComputeThreads(1);
   const std::shared_ptr<const game::Program> program = SmallExampleProgram();
   ASSERT_NE(program, nullptr);
   LearnerJobOptions options = Options("", /*budget=*/0);
   options.program = program;
-  options.demonstration_interval = absl::Hours(1);
+  options.config.mutable_training()->set_demonstration_interval_steps(1000);
   auto job = LearnerJob::Start(
       options, std::make_unique<FakeSource>(SmallConfig(), /*open=*/false),
       nullptr, nullptr);
   ASSERT_TRUE(job.ok()) << job.status();
-  const Solution worse = Played(program, kSlowFirst);
-  const Solution good = Played(program, kFastFirst);
+  const Solution worse = training::PlayedByPreference(program, kSlowFirst);
+  const Solution good = training::PlayedByPreference(program, kFastFirst);
   (*job)->OfferDemonstration(worse);
-  for (int i = 0; i < 1000 && (*job)->progress().demonstrations == 0; ++i) {
+  for (int i = 0; i < 1000 && (*job)->progress().demonstrations.replayed == 0;
+       ++i) {
     absl::SleepFor(absl::Milliseconds(10));
   }
-  ASSERT_EQ((*job)->progress().demonstrations, 1);
+  ASSERT_EQ((*job)->progress().demonstrations.replayed, 1);
   (*job)->OfferDemonstration(good);
   absl::SleepFor(absl::Milliseconds(300));  // many rounds of the loop
-  EXPECT_EQ((*job)->progress().demonstrations, 1);
-  EXPECT_DOUBLE_EQ((*job)->progress().demonstrated_return,
+  EXPECT_EQ((*job)->progress().demonstrations.replayed, 1);
+  EXPECT_DOUBLE_EQ((*job)->progress().demonstrations.best_offered,
                    good.normalised_return());
 }
 
@@ -589,12 +603,12 @@ TEST(LearnerJobTest, WithoutAProgramOffersOnlyNoteTheirReturn) {
                                std::make_unique<FakeSource>(SmallConfig()),
                                nullptr, nullptr);
   ASSERT_TRUE(job.ok()) << job.status();
-  const Solution good = Played(program, kFastFirst);
+  const Solution good = training::PlayedByPreference(program, kFastFirst);
   (*job)->OfferDemonstration(good);
   ASSERT_TRUE((*job)->AwaitStopped(absl::Seconds(60)));
-  EXPECT_EQ((*job)->progress().demonstrations, 0);
-  EXPECT_EQ((*job)->progress().demonstrated_positions, 0);
-  EXPECT_DOUBLE_EQ((*job)->progress().demonstrated_return,
+  EXPECT_EQ((*job)->progress().demonstrations.replayed, 0);
+  EXPECT_EQ((*job)->progress().demonstrations.mixed_positions, 0);
+  EXPECT_DOUBLE_EQ((*job)->progress().demonstrations.best_offered,
                    good.normalised_return());
 }
 

@@ -74,7 +74,7 @@ void LearnerMetrics::SetDevice(const std::string& device) {
 }
 
 void LearnerMetrics::OnStep(const std::string& job,
-                            const model::LearnerStats& stats,
+                            const training::LearnerStats& stats,
                             absl::Duration batch_wait) {
   steps_->Add({{"job", job}}).Increment();
   loss_->Add({{"job", job}, {"term", "total"}}).Set(stats.total);

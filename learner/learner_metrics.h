@@ -15,10 +15,10 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "common/base/guarded.h"
-#include "common/model/learner.h"
 #include "common/rpc/http_endpoint.h"
 #include "common/rpc/rpc_handler.h"
 #include "common/rpc/rpc_metrics.h"
+#include "common/training/learner.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -38,7 +38,7 @@ class LearnerMetrics final : public rpc::RpcObserver {
   int port() const { return port_; }
 
   void SetDevice(const std::string& device);  // "cpu", "cuda"
-  void OnStep(const std::string& job, const model::LearnerStats& stats,
+  void OnStep(const std::string& job, const training::LearnerStats& stats,
               absl::Duration batch_wait);
   void OnPublish(const std::string& job, int64_t version);
   void OnCheckpoint(const std::string& job);

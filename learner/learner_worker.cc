@@ -139,8 +139,7 @@ absl::StatusOr<std::shared_ptr<worker::SupervisedJob>> LearnerWorker::StartJob(
            .lease_epoch = assignment.lease_epoch(),
            .lease_live = [session =
                               session_.get()] { return session->LeasesLive(); },
-           .program = *std::move(program),
-           .demonstration_interval = options_.demonstration_interval},
+           .program = *std::move(program)},
           std::move(queue), &parameters_, metrics_.get()));
   auto supervised = std::make_shared<SupervisedLearnerJob>(
       assignment.job_id(), std::move(sampler), std::move(job), session_.get(),

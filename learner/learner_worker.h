@@ -65,8 +65,6 @@ struct LearnerWorkerOptions {
   // How often each job's step goes into the next heartbeat.
   absl::Duration poll_interval = absl::Milliseconds(200);
   torch::Device device = torch::kCPU;
-  // Each job's LearnerJobOptions.demonstration_interval.
-  absl::Duration demonstration_interval = absl::Seconds(10);
 };
 
 // <data_dir>/learner/<job id>-<job uid>: the folder of one job's

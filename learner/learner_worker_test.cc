@@ -26,10 +26,10 @@
 #include "common/game/mmap_game.h"
 #include "common/game/program.h"
 #include "common/model/compute_threads.h"
-#include "common/model/self_play.h"
 #include "common/rpc/grpc_server.h"
 #include "common/rpc/parameter_client.h"
 #include "common/rpc/worker_session.h"
+#include "common/training/self_play.h"
 #include "common/workload/proto_io.h"
 #include "coordinator/coordinator_server.h"
 #include "coordinator/test_dir.h"
@@ -53,6 +53,8 @@ MuZeroConfig SmallConfig() {
   n->set_reward_support_size(10);
   config.mutable_training()->set_batch_size(8);
   config.mutable_training()->set_checkpoint_interval(1000);
+  // Each offered best is replayed before the next step.
+  config.mutable_training()->set_demonstration_interval_steps(0);
   return config;
 }
 
@@ -168,7 +170,6 @@ class LearnerWorkerTest : public ::testing::Test {
     options.publish_interval = 2;
     options.prefetch_batches = 2;
     options.poll_interval = absl::Milliseconds(20);
-    options.demonstration_interval = absl::ZeroDuration();
     auto worker = LearnerWorker::Start(std::move(options));
     EXPECT_TRUE(worker.ok()) << worker.status();
     return worker.ok() ? *std::move(worker) : nullptr;
@@ -222,7 +223,8 @@ class LearnerWorkerTest : public ::testing::Test {
     for (const auto& entry : std::filesystem::directory_iterator(
              data_dir_.path() + "/learner", ignored)) {
       const std::string name = entry.path().filename().string();
-      if (name.rfind(job + "-", 0) == 0 && name.find('.') == std::string::npos) {
+      if (name.rfind(job + "-", 0) == 0 &&
+          name.find('.') == std::string::npos) {
         dir = entry.path().string();
       }
     }
@@ -323,10 +325,10 @@ TEST_F(LearnerWorkerTest, ReplaysEveryBestOfTheJobAsADemonstration) {
     return jobs.contains(id) ? jobs[id] : LearnerProgress();
   };
   ASSERT_TRUE(Eventually([&] {
-    return progress().demonstrations == 1 &&
-           progress().demonstrated_positions > 0;
+    return progress().demonstrations.replayed == 1 &&
+           progress().demonstrations.mixed_positions > 0;
   }));
-  EXPECT_DOUBLE_EQ(progress().demonstrated_return, 0.0);  // drop-all
+  EXPECT_DOUBLE_EQ(progress().demonstrations.best_offered, 0.0);  // drop-all
 
   absl::StatusOr<Workload> workload =
       ReadWorkload(std::string(MMAPZERO_SOURCE_DIR) + "/examples/small.json");
@@ -347,13 +349,14 @@ TEST_F(LearnerWorkerTest, ReplaysEveryBestOfTheJobAsADemonstration) {
       coordinator_->coordinator().ReportSolution(report);
   ASSERT_TRUE(reported.ok()) << reported.status();
   ASSERT_TRUE(reported->accepted()) << reported->reason();
-  ASSERT_TRUE(Eventually([&] { return progress().demonstrations == 2; }));
-  EXPECT_DOUBLE_EQ(progress().demonstrated_return,
+  ASSERT_TRUE(
+      Eventually([&] { return progress().demonstrations.replayed == 2; }));
+  EXPECT_DOUBLE_EQ(progress().demonstrations.best_offered,
                    reported->validated_normalised_return());
-  EXPECT_TRUE(progress().demonstration_error.empty());
+  EXPECT_TRUE(progress().demonstrations.error.empty());
   // Held: the coordinator sends it no more, so no third one comes.
   absl::SleepFor(absl::Milliseconds(300));
-  EXPECT_EQ(progress().demonstrations, 2);
+  EXPECT_EQ(progress().demonstrations.replayed, 2);
 }
 
 // The real replay server (replay/), registered with the coordinator: the

@@ -11,7 +11,7 @@ ReplaySampler::ReplaySampler(ReplaySamplerOptions options,
                              const std::string& address)
     : options_(std::move(options)), client_(options_.job_id, address) {}
 
-absl::StatusOr<worker::Batch> ReplaySampler::Sample() {
+absl::StatusOr<agent::Batch> ReplaySampler::Sample() {
   v1::SampleBatchRequest request;
   request.set_job_id(options_.job_id);
   request.set_batch_size(options_.batch_size);

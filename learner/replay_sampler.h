@@ -10,7 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "worker/batch_source.h"
+#include "common/agent/batch_source.h"
 #include "worker/replay_client.h"
 
 namespace mmapzero::learner {
@@ -34,7 +34,7 @@ class ReplaySampler {
 
   // One SampleBatch call: the replay's status (FailedPrecondition while
   // the table cannot start training), or the positions.
-  absl::StatusOr<worker::Batch> Sample();
+  absl::StatusOr<agent::Batch> Sample();
 
  private:
   const ReplaySamplerOptions options_;

@@ -65,7 +65,7 @@ void SupervisedLearnerJob::Report() {
   counters.set_learner_step(progress.step);
   counters.set_parameter_version(
       std::max<int64_t>(0, progress.parameter_version));
-  counters.set_demonstrated_return(progress.demonstrated_return);
+  counters.set_demonstrated_return(progress.demonstrations.best_offered);
   for (const auto& [term, value] : progress.losses) {
     (*counters.mutable_losses())[term] = value;
   }

@@ -9,9 +9,9 @@
 
 namespace mmapzero::learner {
 
-absl::StatusOr<worker::Batch> PositionsFromWindows(
+absl::StatusOr<agent::Batch> PositionsFromWindows(
     const v1::SampleBatchResponse& response) {
-  worker::Batch batch;
+  agent::Batch batch;
   batch.reserve(response.windows_size());
   for (int w = 0; w < response.windows_size(); ++w) {
     const v1::TrajectoryWindow& window = response.windows(w);

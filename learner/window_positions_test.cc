@@ -39,7 +39,7 @@ v1::SampleBatchResponse TwoWindows() {
 }
 
 TEST(WindowPositionsTest, WindowsBecomePositionsAtTheirFirstStep) {
-  absl::StatusOr<worker::Batch> batch = PositionsFromWindows(TwoWindows());
+  absl::StatusOr<agent::Batch> batch = PositionsFromWindows(TwoWindows());
   ASSERT_TRUE(batch.ok()) << batch.status();
   ASSERT_EQ(batch->size(), 2u);
   const agent::SampledPosition& p = (*batch)[1];
@@ -60,7 +60,7 @@ TEST(WindowPositionsTest, WindowsBecomePositionsAtTheirFirstStep) {
 TEST(WindowPositionsTest, MalformedWindowsNameTheField) {
   v1::SampleBatchResponse policy = TwoWindows();
   policy.mutable_windows(1)->mutable_window()->mutable_steps(2)->add_policy(0);
-  absl::StatusOr<worker::Batch> batch = PositionsFromWindows(policy);
+  absl::StatusOr<agent::Batch> batch = PositionsFromWindows(policy);
   EXPECT_EQ(batch.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(batch.status().message()),
               HasSubstr("windows[1].window.steps[2].policy"));

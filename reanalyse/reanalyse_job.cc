@@ -3,12 +3,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "worker/networks/job_networks.h"
 #include "common/agent/trajectory_proto.h"
-#include "common/model/self_play.h"
 #include "common/rpc/backoff.h"
 #include "common/rpc/log_line.h"
 #include "common/solvers/search_budget.h"
+#include "common/training/self_play.h"
+#include "worker/networks/job_networks.h"
 
 namespace mmapzero::reanalyse {
 namespace {
@@ -140,7 +140,7 @@ ReanalyseJob::RoundResult ReanalyseJob::Round() {
 }
 
 ReanalyseJob::RoundResult ReanalyseJob::Failed(const char* event,
-                                                const absl::Status& status) {
+                                               const absl::Status& status) {
   rpc::LogLine("warning", event,
                {{"job", job_id_},
                 {"code", absl::StatusCodeToString(status.code())},

@@ -2,7 +2,7 @@
 // 2020, Appendix H): a thread that loops
 //   SampleForReanalyse (whole trajectories from the job's replay)
 //   -> re-search every step with the latest parameters (TargetSearch,
-//      common/model/target_search.h, the search the in-process Reanalyser
+//      common/training/target_search.h, the search the in-process Reanalyser
 //      uses too)
 //   -> UpdateTargets (fresh root values and policies, tagged with the
 //      parameter version),
@@ -25,14 +25,14 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "common/base/guarded.h"
+#include "common/model/networks.h"
+#include "common/rpc/worker_session.h"
+#include "common/training/target_search.h"
+#include "proto/worker.pb.h"
+#include "reanalyse/reanalyse_metrics.h"
 #include "worker/job_supervisor.h"
 #include "worker/networks/parameter_poller.h"
 #include "worker/replay_client.h"
-#include "common/model/networks.h"
-#include "common/model/target_search.h"
-#include "common/rpc/worker_session.h"
-#include "proto/worker.pb.h"
-#include "reanalyse/reanalyse_metrics.h"
 
 namespace mmapzero::reanalyse {
 
@@ -87,8 +87,8 @@ class ReanalyseJob final : public worker::SupervisedJob {
 
   const std::string job_id_;
   const ReanalyseJobOptions options_;
-  model::MuZeroNetwork network_;  // searched with; the thread's own
-  model::TargetSearch search_;    // shares network_
+  model::MuZeroNetwork network_;   // searched with; the thread's own
+  training::TargetSearch search_;  // shares network_
   std::unique_ptr<worker::ParameterPoller> poller_;
   int64_t version_ = 0;  // of network_; the thread's own
   uint64_t round_ = 0;   // the thread's own
@@ -97,7 +97,7 @@ class ReanalyseJob final : public worker::SupervisedJob {
 
   Guarded<ReanalyseJobStats> stats_;  // written by the thread
   Guarded<bool> stopping_{false};     // Stop wakes Wait
-  std::jthread thread_;  // last
+  std::jthread thread_;               // last
 };
 
 }  // namespace mmapzero::reanalyse

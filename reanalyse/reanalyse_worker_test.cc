@@ -9,11 +9,11 @@
 #include <numeric>
 #include <string>
 
-#include "worker/test_cluster.h"
 #include "common/agent/trajectory_proto.h"
 #include "common/game/program.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "worker/test_cluster.h"
 
 namespace mmapzero::reanalyse {
 namespace {
@@ -34,14 +34,14 @@ v1::Trajectory PlayedGame(const MuZeroConfig& config) {
       config.network(), model::ShapeOf(config.features()), torch::kCPU);
   EXPECT_TRUE(network.ok()) << network.status();
   v1::Trajectory played;
-  model::SelfPlay::Options options;
+  training::SelfPlay::Options options;
   options.config = config;
   options.seed = 3;
   options.sink = [&played](const game::MMapGame&, agent::Trajectory t) {
     if (played.steps().empty()) agent::TrajectoryToProto(t, &played);
   };
-  absl::StatusOr<std::unique_ptr<model::SelfPlay>> self_play =
-      model::SelfPlay::Create(*program, *network, std::move(options));
+  absl::StatusOr<std::unique_ptr<training::SelfPlay>> self_play =
+      training::SelfPlay::Create(*program, *network, std::move(options));
   EXPECT_TRUE(self_play.ok()) << self_play.status();
   (*self_play)->PlayGames(1);
   return played;

@@ -37,7 +37,7 @@ void PrefetchQueue::Run() {
       mu_.Await(absl::Condition(&room));
       if (stopping_) return;
     }
-    absl::StatusOr<Batch> batch = sampler_();
+    absl::StatusOr<agent::Batch> batch = sampler_();
     absl::Duration wait = absl::ZeroDuration();
     {
       absl::MutexLock lock(&mu_);
@@ -66,7 +66,7 @@ void PrefetchQueue::Run() {
   }
 }
 
-absl::StatusOr<Batch> PrefetchQueue::Next(absl::Duration timeout) {
+absl::StatusOr<agent::Batch> PrefetchQueue::Next(absl::Duration timeout) {
   absl::MutexLock lock(&mu_);
   auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return stopping_ || !queue_.empty();
@@ -79,7 +79,7 @@ absl::StatusOr<Batch> PrefetchQueue::Next(absl::Duration timeout) {
         stats_.last_error.empty() ? "" : "; the replay's last answer: ",
         stats_.last_error));
   }
-  Batch batch = std::move(queue_.front());
+  agent::Batch batch = std::move(queue_.front());
   queue_.pop_front();
   return batch;
 }

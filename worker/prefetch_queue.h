@@ -23,7 +23,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "worker/batch_source.h"
+#include "common/agent/batch_source.h"
 
 namespace mmapzero::worker {
 
@@ -42,16 +42,16 @@ struct PrefetchStats {
   std::string last_error;  // "" after a success
 };
 
-class PrefetchQueue final : public BatchSource {
+class PrefetchQueue final : public agent::BatchSource {
  public:
   // One call to the replay; blocking, with its own deadline.
-  using Sampler = std::function<absl::StatusOr<Batch>()>;
+  using Sampler = std::function<absl::StatusOr<agent::Batch>()>;
 
   // Starts the thread. capacity < 1 is taken as 1.
   PrefetchQueue(Sampler sampler, PrefetchOptions options = {});
   ~PrefetchQueue() override;
 
-  absl::StatusOr<Batch> Next(absl::Duration timeout) override
+  absl::StatusOr<agent::Batch> Next(absl::Duration timeout) override
       ABSL_LOCKS_EXCLUDED(mu_);
   PrefetchStats stats() const ABSL_LOCKS_EXCLUDED(mu_);
   // Blocks until `queued` batches wait or `timeout` passes; whether they
@@ -67,7 +67,7 @@ class PrefetchQueue final : public BatchSource {
   const Sampler sampler_;
   const PrefetchOptions options_;
   mutable absl::Mutex mu_;
-  std::deque<Batch> queue_ ABSL_GUARDED_BY(mu_);
+  std::deque<agent::Batch> queue_ ABSL_GUARDED_BY(mu_);
   PrefetchStats stats_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::jthread thread_;  // last: started after the fields it uses

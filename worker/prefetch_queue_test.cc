@@ -17,14 +17,14 @@ namespace {
 using ::testing::HasSubstr;
 
 // A batch of one position whose id counts the sampler's calls.
-Batch Numbered(int64_t n) {
+agent::Batch Numbered(int64_t n) {
   return {{n, 0, std::make_shared<agent::Trajectory>()}};
 }
 
 TEST(PrefetchQueueTest, FillsToCapacityAndHandsOutWithoutWaiting) {
   std::atomic<int64_t> calls{0};
   PrefetchQueue queue(
-      [&calls]() -> absl::StatusOr<Batch> { return Numbered(calls++); },
+      [&calls]() -> absl::StatusOr<agent::Batch> { return Numbered(calls++); },
       {.capacity = 3});
   ASSERT_TRUE(queue.AwaitQueued(3, absl::Seconds(10)));
   // Full: the thread waits for room instead of sampling more.
@@ -32,7 +32,7 @@ TEST(PrefetchQueueTest, FillsToCapacityAndHandsOutWithoutWaiting) {
   EXPECT_EQ(calls.load(), 3);
   EXPECT_EQ(queue.stats().queued, 3);
   for (int64_t n = 0; n < 3; ++n) {
-    absl::StatusOr<Batch> batch = queue.Next(absl::ZeroDuration());
+    absl::StatusOr<agent::Batch> batch = queue.Next(absl::ZeroDuration());
     ASSERT_TRUE(batch.ok()) << batch.status();
     EXPECT_EQ((*batch)[0].id, n);  // in order
   }
@@ -45,7 +45,7 @@ TEST(PrefetchQueueTest, WaitsWhileNotReadyAndBacksOffWhileAway) {
   absl::Status answer = absl::FailedPreconditionError("table: 0 positions");
   std::atomic<int> calls{0};
   PrefetchQueue queue(
-      [&]() -> absl::StatusOr<Batch> {
+      [&]() -> absl::StatusOr<agent::Batch> {
         ++calls;
         absl::MutexLock lock(&mu);
         if (!answer.ok()) return answer;
@@ -55,7 +55,7 @@ TEST(PrefetchQueueTest, WaitsWhileNotReadyAndBacksOffWhileAway) {
        .not_ready_wait = absl::Milliseconds(5),
        .backoff_initial = absl::Milliseconds(5),
        .backoff_cap = absl::Milliseconds(20)});
-  absl::StatusOr<Batch> none = queue.Next(absl::Milliseconds(50));
+  absl::StatusOr<agent::Batch> none = queue.Next(absl::Milliseconds(50));
   EXPECT_EQ(none.status().code(), absl::StatusCode::kDeadlineExceeded);
   EXPECT_THAT(std::string(none.status().message()),
               HasSubstr("table: 0 positions"));

@@ -1,5 +1,5 @@
 // What one self-play actor has done so far: its games, moves, searches and
-// the ways its games started and ended (common/model/self_play.h counts
+// the ways its games started and ended (common/training/self_play.h counts
 // them). Kept apart from SelfPlay, which needs LibTorch, so that code
 // without LibTorch can sum and report them.
 #ifndef MMAPZERO_COMMON_AGENT_SELF_PLAY_COUNTERS_H_

@@ -1,5 +1,5 @@
 // What the in-process solver's actor threads found, read by its Solve
-// thread (common/model/muzero_solver.cc): games counted up to a limit, the
+// thread (common/training/muzero_solver.cc): games counted up to a limit, the
 // best complete game with a version that rises with each new best (what
 // actors start their games from), the mean of the last few games' returns,
 // and each actor's counters. Thread-safe. Without LibTorch, so that the

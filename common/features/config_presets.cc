@@ -169,6 +169,7 @@ MuZeroConfig PaperPreset() {
   t->set_seed(1);
   t->set_target_scaling(TrainingConfig::NORMALISED);
   t->set_demonstration_fraction(0.25);
+  t->set_demonstration_interval_steps(50);
   return c;
 }
 
@@ -401,6 +402,8 @@ absl::Status CheckMuZeroConfig(const MuZeroConfig& config) {
                           t.checkpoint_interval(), 1, 100000000));
   RETURN_IF_ERROR(InRange("training.demonstration_fraction",
                           t.demonstration_fraction(), 0.0, 1.0));
+  RETURN_IF_ERROR(InRange("training.demonstration_interval_steps",
+                          t.demonstration_interval_steps(), 0, 1000000));
   if (!TrainingConfig::TargetScaling_IsValid(t.target_scaling())) {
     return absl::InvalidArgumentError(
         absl::StrCat("config field training.target_scaling = ",

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/features/feature_extractor.h"
 #include "common/model/support_scaling.h"
 
 namespace mmapzero::model {
@@ -113,8 +114,8 @@ RepresentationNetImpl::RepresentationNetImpl(const NetworkConfig& config,
   if (config.trunk() == NetworkConfig::MLP) {
     // The occupancy map, flattened, joins the vector: no convolution.
     const int cells = shape.time_bins * shape.byte_bins;
-    vector_mlp_ = register_module("vector_mlp",
-                                  Mlp(shape.vector_size + cells, mlp, mlp));
+    vector_mlp_ =
+        register_module("vector_mlp", Mlp(shape.vector_size + cells, mlp, mlp));
     joint_mlp_ = register_module(
         "joint_mlp",
         torch::nn::Sequential(torch::nn::Linear(mlp, mlp), torch::nn::ReLU(),
@@ -245,6 +246,12 @@ absl::StatusOr<MuZeroNetwork> CreateNetwork(const NetworkConfig& config,
   MuZeroNetwork network(config, shape);
   network->to(device);
   return network;
+}
+
+ObservationShape ShapeOf(const FeatureConfig& config) {
+  return ObservationShape{.time_bins = config.occupancy_time_bins(),
+                          .byte_bins = config.occupancy_byte_bins(),
+                          .vector_size = features::VectorSize(config)};
 }
 
 }  // namespace mmapzero::model

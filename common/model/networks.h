@@ -158,6 +158,10 @@ absl::StatusOr<MuZeroNetwork> CreateNetwork(
     const NetworkConfig& config, const ObservationShape& shape,
     torch::Device device = DefaultDevice());
 
+// The ObservationShape of a FeatureConfig: the observation its features
+// make (common/features/feature_extractor.h).
+ObservationShape ShapeOf(const FeatureConfig& config);
+
 }  // namespace mmapzero::model
 
 #endif  // MMAPZERO_COMMON_MODEL_NETWORKS_H_

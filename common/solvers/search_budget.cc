@@ -20,6 +20,10 @@ uint64_t MixSeed(uint64_t seed, uint64_t a, uint64_t b) {
   return SplitMix64(SplitMix64(SplitMix64(seed) ^ a) ^ b);
 }
 
+double UniformFromSeed(uint64_t seed, uint64_t salt) {
+  return (static_cast<double>(MixSeed(seed, salt, 0) >> 11) + 0.5) * 0x1.0p-53;
+}
+
 absl::Status SearchBudget::Check(const SolverBudget& budget) {
   if (budget.threads < 1) {
     return absl::InvalidArgumentError(

@@ -65,6 +65,11 @@ Solution FinishSearch(SearchBudget& search, const BestSolution& best,
 // `b` of generation `a` draws the same numbers whichever thread runs it.
 uint64_t MixSeed(uint64_t seed, uint64_t a, uint64_t b);
 
+// A uniform draw in (0, 1) from a hashed (seed, salt): for a draw or two
+// per move, where a generator per move would cost more than the move
+// (seeding a mt19937_64 fills 312 words).
+double UniformFromSeed(uint64_t seed, uint64_t salt);
+
 }  // namespace mmapzero::solvers
 
 #endif  // MMAPZERO_COMMON_SOLVERS_SEARCH_BUDGET_H_

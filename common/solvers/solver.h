@@ -76,7 +76,7 @@ absl::StatusOr<std::unique_ptr<Solver>> MakeSolver(
 std::vector<std::string> SolverNames();
 
 // Solvers built outside mmapzero_common (the LibTorch `muzero`, in
-// common/model/register_model_solvers.h) are added by an explicit call at
+// common/training/register_training_solvers.h) are added by an explicit call at
 // startup, never by static self-registration. MakeSolver and SolverNames
 // consult them after the built-in list; a name already known (built in or
 // registered) is replaced for registered ones and ignored for built-ins.

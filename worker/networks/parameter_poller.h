@@ -3,7 +3,7 @@
 // (common/rpc/parameter_client.h) every `interval`; when the version
 // advanced it fetches the snapshot, loads it into a staging network
 // (common/model/network_checkpoint.h: a snapshot of another architecture is
-// refused and logged) and publishes it (model::PublishedParameters), from
+// refused and logged) and publishes it (training::PublishedParameters), from
 // which the playing thread copies it between moves
 // (SelfPlay::SyncParameters), so no move waits on the network. The
 // learner's address may change (takeover) or be "" (none yet); while the
@@ -21,8 +21,8 @@
 #include "absl/time/time.h"
 #include "common/base/guarded.h"
 #include "common/model/networks.h"
-#include "common/model/self_play.h"
 #include "common/rpc/parameter_client.h"
+#include "common/training/self_play.h"
 
 namespace mmapzero::worker {
 
@@ -42,7 +42,7 @@ class ParameterPoller {
   // The job's learner ("": none now).
   void SetAddress(const std::string& address);
 
-  const model::PublishedParameters& published() const { return published_; }
+  const training::PublishedParameters& published() const { return published_; }
   // The learner's latest version seen (0: none yet), for the lag.
   int64_t latest_version() const;
   // Snapshots fetched and published since the start.
@@ -56,7 +56,7 @@ class ParameterPoller {
 
   const ParameterPollerOptions options_;
   model::MuZeroNetwork staging_;  // the poll thread's only
-  model::PublishedParameters published_;
+  training::PublishedParameters published_;
   int64_t have_ = 0;  // the poll thread's only
 
   // What the poll thread shares with the others.

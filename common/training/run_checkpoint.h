@@ -19,8 +19,8 @@
 // DIR as it was. The fingerprint hashes the compiled Program (sizes, times,
 // latencies, decision order), not the workload file's bytes, so it follows
 // what the game plays, not how the file was formatted.
-#ifndef MMAPZERO_COMMON_MODEL_RUN_CHECKPOINT_H_
-#define MMAPZERO_COMMON_MODEL_RUN_CHECKPOINT_H_
+#ifndef MMAPZERO_COMMON_TRAINING_RUN_CHECKPOINT_H_
+#define MMAPZERO_COMMON_TRAINING_RUN_CHECKPOINT_H_
 
 #include <cstdint>
 #include <optional>
@@ -29,11 +29,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/game/program.h"
-#include "common/model/learner.h"
+#include "common/training/learner.h"
 #include "proto/muzero.pb.h"
 #include "proto/solution.pb.h"
 
-namespace mmapzero::model {
+namespace mmapzero::training {
 
 // What a checkpoint must match to be resumed.
 struct RunIdentity {
@@ -71,13 +71,15 @@ absl::StatusOr<std::optional<RunProgress>> ReadRunCheckpoint(
     const std::string& dir, const RunIdentity& expected);
 
 // Creates `dir` if needed and writes best.json (when progress.best), the
-// learner checkpoint (when `learner` is given; its step is the one
-// recorded) and run.txt. Call it from the thread that drives `learner`.
+// learner checkpoint with `replay` (when `learner` is given; its step is
+// the one recorded) and run.txt. Call it from the thread that drives
+// `learner`.
 absl::Status WriteRunCheckpoint(const std::string& dir,
                                 const RunIdentity& identity,
                                 const RunProgress& progress,
-                                const Learner* learner);
+                                const Learner* learner,
+                                const agent::ReplayBuffer* replay);
 
-}  // namespace mmapzero::model
+}  // namespace mmapzero::training
 
-#endif  // MMAPZERO_COMMON_MODEL_RUN_CHECKPOINT_H_
+#endif  // MMAPZERO_COMMON_TRAINING_RUN_CHECKPOINT_H_

@@ -10,8 +10,8 @@
 // come from and where the targets go.
 //
 // Thread-safety: one thread at a time.
-#ifndef MMAPZERO_COMMON_MODEL_TARGET_SEARCH_H_
-#define MMAPZERO_COMMON_MODEL_TARGET_SEARCH_H_
+#ifndef MMAPZERO_COMMON_TRAINING_TARGET_SEARCH_H_
+#define MMAPZERO_COMMON_TRAINING_TARGET_SEARCH_H_
 
 #include <cstdint>
 #include <vector>
@@ -24,14 +24,14 @@
 #include "common/search/batched_search.h"
 #include "proto/muzero.pb.h"
 
-namespace mmapzero::model {
+namespace mmapzero::training {
 
 class TargetSearch {
  public:
   // Shares `network` (a module holder): parameters loaded into it later
   // are the ones searched with. The search mode is forced to LEARNED_MODEL
   // and the root noise off.
-  TargetSearch(const SearchConfig& search, MuZeroNetwork network);
+  TargetSearch(const SearchConfig& search, model::MuZeroNetwork network);
 
   // Targets for steps [first, last) of `trajectory`, clamped to it (empty
   // when nothing is left); step first + i is searched with seed seed + i.
@@ -40,7 +40,7 @@ class TargetSearch {
       const agent::Trajectory& trajectory, int first, int last, uint64_t seed);
 
  private:
-  NetworkEvaluator evaluator_;
+  model::NetworkEvaluator evaluator_;
   search::BatchedSearch search_;
   // The current Search's roots, reused across calls.
   std::vector<features::Observation> observations_;
@@ -50,6 +50,6 @@ class TargetSearch {
   std::vector<search::SearchResult> results_;
 };
 
-}  // namespace mmapzero::model
+}  // namespace mmapzero::training
 
-#endif  // MMAPZERO_COMMON_MODEL_TARGET_SEARCH_H_
+#endif  // MMAPZERO_COMMON_TRAINING_TARGET_SEARCH_H_

@@ -1,4 +1,4 @@
-#include "common/model/target_search.h"
+#include "common/training/target_search.h"
 
 #include <algorithm>
 #include <utility>
@@ -6,7 +6,7 @@
 #include "common/base/check.h"
 #include "common/base/status_macros.h"
 
-namespace mmapzero::model {
+namespace mmapzero::training {
 namespace {
 
 SearchConfig ReanalyseConfig(const SearchConfig& search) {
@@ -23,7 +23,8 @@ void NoGames(const game::MMapGame&, features::Observation*) {
 
 }  // namespace
 
-TargetSearch::TargetSearch(const SearchConfig& search, MuZeroNetwork network)
+TargetSearch::TargetSearch(const SearchConfig& search,
+                           model::MuZeroNetwork network)
     : evaluator_(std::move(network)),
       search_(ReanalyseConfig(search), &evaluator_, NoGames) {}
 
@@ -55,4 +56,4 @@ absl::StatusOr<std::vector<agent::StepTargets>> TargetSearch::Search(
   return targets;
 }
 
-}  // namespace mmapzero::model
+}  // namespace mmapzero::training

@@ -1,4 +1,4 @@
-#include "common/model/run_checkpoint.h"
+#include "common/training/run_checkpoint.h"
 
 #include <bit>
 #include <filesystem>
@@ -18,7 +18,7 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/text_format.h"
 
-namespace mmapzero::model {
+namespace mmapzero::training {
 namespace {
 
 namespace fs = std::filesystem;
@@ -254,7 +254,8 @@ absl::StatusOr<std::optional<RunProgress>> ReadRunCheckpoint(
 absl::Status WriteRunCheckpoint(const std::string& dir,
                                 const RunIdentity& identity,
                                 const RunProgress& progress,
-                                const Learner* learner) {
+                                const Learner* learner,
+                                const agent::ReplayBuffer* replay) {
   std::error_code error;
   fs::create_directories(dir, error);
   if (error) {
@@ -267,11 +268,11 @@ absl::Status WriteRunCheckpoint(const std::string& dir,
   }
   RunProgress recorded = progress;
   if (learner != nullptr) {
-    RETURN_IF_ERROR(learner->Save(LearnerCheckpointDir(dir)));
+    RETURN_IF_ERROR(learner->Save(LearnerCheckpointDir(dir), replay));
     recorded.step = learner->step();
   }
   return WriteFileAtomically(absl::StrCat(dir, "/", kRun),
                              RunFile(identity, recorded));
 }
 
-}  // namespace mmapzero::model
+}  // namespace mmapzero::training

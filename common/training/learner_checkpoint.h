@@ -4,15 +4,16 @@
 //   replay.bin     the replay snapshot with its sampling generator (absent
 //                  for a learner whose replay is a service: null replay),
 //   learner.txt    "step <n>", "epoch <e>" (the lease epoch of the learner
-//                  that wrote it, lease_fence.h; absent when 0), then "file <name> <bytes> <fnv1a-64 hex>" for
-//                  each file above: written last, it vouches for the rest.
+//                  that wrote it, lease_fence.h; absent when 0), then "file
+//                  <name> <bytes> <fnv1a-64 hex>" for each file above: written
+//                  last, it vouches for the rest.
 // Durability: everything is written and flushed (fsync) into "<dir>.tmp";
 // the previous checkpoint moves to "<dir>.old", the new one is renamed into
 // place and the parent folder flushed. The previous one is kept: Load falls
 // back to "<dir>.old" when "<dir>" is missing, torn (a size or checksum
 // that does not match) or unreadable, and says so in `note`.
-#ifndef MMAPZERO_COMMON_MODEL_LEARNER_CHECKPOINT_H_
-#define MMAPZERO_COMMON_MODEL_LEARNER_CHECKPOINT_H_
+#ifndef MMAPZERO_COMMON_TRAINING_LEARNER_CHECKPOINT_H_
+#define MMAPZERO_COMMON_TRAINING_LEARNER_CHECKPOINT_H_
 
 #include <torch/torch.h>
 
@@ -23,10 +24,10 @@
 #include "common/agent/replay_buffer.h"
 #include "common/model/networks.h"
 
-namespace mmapzero::model {
+namespace mmapzero::training {
 
 absl::Status SaveLearnerCheckpoint(const std::string& dir,
-                                   const MuZeroNetwork& network,
+                                   const model::MuZeroNetwork& network,
                                    torch::optim::Optimizer& optimizer,
                                    int64_t step,
                                    const agent::ReplayBuffer* replay,
@@ -38,12 +39,12 @@ absl::Status SaveLearnerCheckpoint(const std::string& dir,
 // newest was passed over; it is left empty otherwise. `lease_epoch` (if
 // given) gets the epoch the loaded checkpoint was written under.
 absl::Status LoadLearnerCheckpoint(const std::string& dir,
-                                   MuZeroNetwork& network,
+                                   model::MuZeroNetwork& network,
                                    torch::optim::Optimizer& optimizer,
                                    int64_t* step, agent::ReplayBuffer* replay,
                                    std::string* note = nullptr,
                                    int64_t* lease_epoch = nullptr);
 
-}  // namespace mmapzero::model
+}  // namespace mmapzero::training
 
-#endif  // MMAPZERO_COMMON_MODEL_LEARNER_CHECKPOINT_H_
+#endif  // MMAPZERO_COMMON_TRAINING_LEARNER_CHECKPOINT_H_

@@ -1,4 +1,4 @@
-#include "common/model/reanalyser.h"
+#include "common/training/reanalyser.h"
 
 #include <thread>
 #include <utility>
@@ -6,16 +6,16 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 
-namespace mmapzero::model {
+namespace mmapzero::training {
 
 absl::StatusOr<std::unique_ptr<Reanalyser>> Reanalyser::Create(
-    const SearchConfig& search, MuZeroNetwork network,
+    const SearchConfig& search, model::MuZeroNetwork network,
     agent::ReplayBuffer* replay) {
   return std::unique_ptr<Reanalyser>(
       new Reanalyser(search, std::move(network), replay));
 }
 
-Reanalyser::Reanalyser(const SearchConfig& search, MuZeroNetwork network,
+Reanalyser::Reanalyser(const SearchConfig& search, model::MuZeroNetwork network,
                        agent::ReplayBuffer* replay)
     : replay_(replay), search_(search, std::move(network)) {}
 
@@ -60,4 +60,4 @@ void Reanalyser::Run(std::stop_token stop, int positions_per_round) {
   }
 }
 
-}  // namespace mmapzero::model
+}  // namespace mmapzero::training

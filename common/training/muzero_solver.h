@@ -5,10 +5,12 @@
 // games (the heuristic's included); max_evaluations is never exceeded.
 //
 // Learning (learn=1): finished games go into a ReplayBuffer
-// (TrainingConfig.replay_size trajectories); a learner thread
-// (common/model/learner.h) trains the master network on it and publishes
+// (TrainingConfig.replay_size trajectories); on a thread of its own the
+// training loop the learner service runs (training_loop.h) trains the
+// master network on it, with reanalysis and demonstrations, and publishes
 // its parameters every 10 learner steps (PublishedParameters, version =
 // learner step); each actor adopts the newest version between moves. The
+// steps of a solve are MuZeroRun's (muzero_run.h). The
 // learner's state ("step N, loss L", or why it is not available) is in the
 // log and in Solution.solver.settings["learner"]. With learn=0 the actors
 // play the initial network only, and with one actor, --threads 1 and an
@@ -45,17 +47,18 @@
 // Solution.solver.settings also lists actor_versions: the parameter version
 // (learner step) each actor played its last move with.
 // Unknown keys and bad values are InvalidArgument naming them.
-#ifndef MMAPZERO_COMMON_MODEL_MUZERO_SOLVER_H_
-#define MMAPZERO_COMMON_MODEL_MUZERO_SOLVER_H_
+#ifndef MMAPZERO_COMMON_TRAINING_MUZERO_SOLVER_H_
+#define MMAPZERO_COMMON_TRAINING_MUZERO_SOLVER_H_
 
 #include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "common/solvers/solver.h"
+#include "common/training/muzero_run.h"
 #include "proto/muzero.pb.h"
 
-namespace mmapzero::model {
+namespace mmapzero::training {
 
 class MuZeroSolver : public solvers::Solver {
  public:
@@ -70,44 +73,20 @@ class MuZeroSolver : public solvers::Solver {
   const MuZeroConfig& config() const { return config_; }
 
  private:
-  struct Options {
-    int actors = 0;  // 0: auto
-    bool log = true;
-    bool learn = true;
-    // The heuristic's plan: the floor (MMap-MuZero-prod), a demonstration
-    // and a start state. Off: the agent's own games alone.
-    bool heuristic = true;
-    // The solver in the heuristic's place and its share of the budget.
-    std::string seed_solver = "heuristic";
-    double seed_share = 0.5;
-    std::string checkpoint;  // empty: none
-  };
   MuZeroSolver(MuZeroConfig config, solvers::SolverSettings effective,
-               Options options)
+               MuZeroRunOptions options)
       : config_(std::move(config)),
         effective_(std::move(effective)),
-        actors_(options.actors),
-        log_(options.log),
-        learn_(options.learn),
-        heuristic_(options.heuristic),
-        seed_solver_(std::move(options.seed_solver)),
-        seed_share_(options.seed_share),
-        checkpoint_(std::move(options.checkpoint)) {}
+        options_(std::move(options)) {}
 
   MuZeroConfig config_;
   solvers::SolverSettings effective_;  // recorded in Solution.solver
-  int actors_;
-  bool log_;
-  bool learn_;
-  bool heuristic_;
-  std::string seed_solver_;
-  double seed_share_;
-  std::string checkpoint_;  // empty: none
+  MuZeroRunOptions options_;
 };
 
 absl::StatusOr<std::unique_ptr<solvers::Solver>> MakeMuZeroSolver(
     const solvers::SolverSettings& settings);
 
-}  // namespace mmapzero::model
+}  // namespace mmapzero::training
 
-#endif  // MMAPZERO_COMMON_MODEL_MUZERO_SOLVER_H_
+#endif  // MMAPZERO_COMMON_TRAINING_MUZERO_SOLVER_H_

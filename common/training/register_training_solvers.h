@@ -3,13 +3,13 @@
 // mmapzero_model call it once at startup, before MakeSolver; it is an
 // explicit call because static self-registration is dropped by static
 // libraries. Idempotent and thread-safe.
-#ifndef MMAPZERO_COMMON_MODEL_REGISTER_MODEL_SOLVERS_H_
-#define MMAPZERO_COMMON_MODEL_REGISTER_MODEL_SOLVERS_H_
+#ifndef MMAPZERO_COMMON_TRAINING_REGISTER_TRAINING_SOLVERS_H_
+#define MMAPZERO_COMMON_TRAINING_REGISTER_TRAINING_SOLVERS_H_
 
-namespace mmapzero::model {
+namespace mmapzero::training {
 
-void RegisterModelSolvers();
+void RegisterTrainingSolvers();
 
-}  // namespace mmapzero::model
+}  // namespace mmapzero::training
 
-#endif  // MMAPZERO_COMMON_MODEL_REGISTER_MODEL_SOLVERS_H_
+#endif  // MMAPZERO_COMMON_TRAINING_REGISTER_TRAINING_SOLVERS_H_

@@ -2,8 +2,7 @@
 // evaluation budget a valid solution at least as good as the heuristic's;
 // checkpoints (checkpoint=DIR) saved, resumed and refused for another
 // workload or size; several actors adopting the learner's parameters.
-#include "common/model/compute_threads.h"
-#include "common/model/muzero_solver.h"
+#include "common/training/muzero_solver.h"
 
 #include <torch/torch.h>
 
@@ -20,24 +19,25 @@
 #include "absl/strings/str_split.h"
 #include "common/agent/replay_buffer.h"
 #include "common/game/program.h"
-#include "common/model/learner_checkpoint.h"
+#include "common/model/compute_threads.h"
 #include "common/model/networks.h"
-#include "common/model/register_model_solvers.h"
-#include "common/model/self_play.h"
+#include "common/training/learner_checkpoint.h"
+#include "common/training/register_training_solvers.h"
+#include "common/training/self_play.h"
 #include "common/validate/validator.h"
 #include "common/workload/proto_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace mmapzero::model {
+namespace mmapzero::training {
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
 TEST(MuZeroSolverTest, RegisteredByExplicitCall) {
-  RegisterModelSolvers();
-  RegisterModelSolvers();  // idempotent
+  RegisterTrainingSolvers();
+  RegisterTrainingSolvers();  // idempotent
   const auto names = solvers::SolverNames();
   EXPECT_EQ(std::count(names.begin(), names.end(), "muzero"), 1);
   auto solver = solvers::MakeSolver("muzero", {{"log", "0"}});
@@ -98,8 +98,9 @@ TEST(MuZeroSolverTest, ValidAndAtLeastAsGoodAsTheHeuristic) {
 }
 
 TEST(MuZeroSolverTest, SeedSolverPlaysFirstAndTheResultSaysWhatItReached) {
-  EXPECT_THAT(MuZeroSolver::Create({{"seed_solver", "nope"}}).status().message(),
-              ::testing::HasSubstr("'nope'"));
+  EXPECT_THAT(
+      MuZeroSolver::Create({{"seed_solver", "nope"}}).status().message(),
+      ::testing::HasSubstr("'nope'"));
   EXPECT_FALSE(MuZeroSolver::Create({{"seed_solver", "muzero"}}).ok());
   EXPECT_FALSE(MuZeroSolver::Create({{"seed_share", "0.95"}}).ok());
 
@@ -154,7 +155,7 @@ class MuZeroCheckpointTest : public ::testing::Test {
  protected:
   void SetUp() override {
     model::SetComputeThreads(1);
-    RegisterModelSolvers();
+    RegisterTrainingSolvers();
     auto workload = ReadWorkload(MMAPZERO_SOURCE_DIR "/examples/small.json");
     ASSERT_TRUE(workload.ok()) << workload.status();
     workload_ = *workload;
@@ -189,7 +190,8 @@ class MuZeroCheckpointTest : public ::testing::Test {
     auto solver = MuZeroSolver::Create(QuickSettings(""));
     ASSERT_TRUE(solver.ok());
     const MuZeroConfig& config = (*solver)->config();
-    auto network = CreateNetwork(config.network(), ShapeOf(config.features()));
+    auto network = model::CreateNetwork(config.network(),
+                                        model::ShapeOf(config.features()));
     ASSERT_TRUE(network.ok()) << network.status();
     torch::optim::Adam adam((*network)->parameters(),
                             torch::optim::AdamOptions(1e-3));
@@ -324,4 +326,4 @@ TEST_F(MuZeroCheckpointTest, EveryActorAdoptsPublishedParameters) {
 }
 
 }  // namespace
-}  // namespace mmapzero::model
+}  // namespace mmapzero::training

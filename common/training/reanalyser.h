@@ -13,8 +13,8 @@
 // reanalyse thread running beside the learner should be given its own copy
 // of the network (e.g. reloaded from the latest checkpoint), as the
 // LibTorch parameters are not safe to read while Adam writes them.
-#ifndef MMAPZERO_COMMON_MODEL_REANALYSER_H_
-#define MMAPZERO_COMMON_MODEL_REANALYSER_H_
+#ifndef MMAPZERO_COMMON_TRAINING_REANALYSER_H_
+#define MMAPZERO_COMMON_TRAINING_REANALYSER_H_
 
 #include <cstdint>
 #include <memory>
@@ -25,17 +25,17 @@
 #include "absl/status/statusor.h"
 #include "common/agent/replay_buffer.h"
 #include "common/model/networks.h"
-#include "common/model/target_search.h"
+#include "common/training/target_search.h"
 #include "proto/muzero.pb.h"
 
-namespace mmapzero::model {
+namespace mmapzero::training {
 
 class Reanalyser {
  public:
   // `replay` is not owned and must outlive the reanalyser. The search mode
   // is forced to LEARNED_MODEL and the root noise off.
   static absl::StatusOr<std::unique_ptr<Reanalyser>> Create(
-      const SearchConfig& search, MuZeroNetwork network,
+      const SearchConfig& search, model::MuZeroNetwork network,
       agent::ReplayBuffer* replay);
 
   // Re-searches steps [first, last) (clamped to the trajectory) of stored
@@ -55,7 +55,7 @@ class Reanalyser {
   int64_t refreshed_steps() const { return refreshed_steps_; }
 
  private:
-  Reanalyser(const SearchConfig& search, MuZeroNetwork network,
+  Reanalyser(const SearchConfig& search, model::MuZeroNetwork network,
              agent::ReplayBuffer* replay);
 
   agent::ReplayBuffer* replay_;
@@ -64,6 +64,6 @@ class Reanalyser {
   uint64_t rounds_ = 0;
 };
 
-}  // namespace mmapzero::model
+}  // namespace mmapzero::training
 
-#endif  // MMAPZERO_COMMON_MODEL_REANALYSER_H_
+#endif  // MMAPZERO_COMMON_TRAINING_REANALYSER_H_

@@ -18,26 +18,17 @@
 //     decision, including a move that led to an infeasible state and was
 //     rolled back by Drop-backup (docs/game-engine.md): its reward is the
 //     engine's transition reward, r - gain.
-// Starts from the best game (search.best_start_fraction, Go-Explore): that
-// fraction of new games replays a prefix of uniform random length of the
-// best complete game this actor knows (its own best, or a better one given
-// to OfferStart) and is played by the agent from there; its trajectory
-// holds the agent's decisions only, its episode_return is the whole game's.
-// With search.best_start_window W > 0 such a game is a local variation of
-// the best one: the agent makes w decisions after the prefix (w
-// log-uniform in 1 .. W, drawn per game), then the
-// game follows the best game's decisions, repaired by rule where one is
-// no longer legal (the other fast-memory action, else Drop), each played
-// like a forced move (no network call, reward folded into the last step),
-// except that each is the agent's decision after all with probability
-// search.best_start_deviation_rate: a few more decisions spread over the
-// rest of the game. With search.best_start_stall_variations S > 0, W
-// doubles after every S variations of one best without a new best (up to
-// 256 W) and is W again once one comes (variable neighbourhood search).
-// A variation that beats the game it followed after a newer best (another
-// of this actor's games, or one offered to it) has replaced that game is
-// replayed on the newer best with only its own changes (RebaseOntoStart):
-// improvements found at once in different places of the program add up.
+// Starts from the best game (best_game_starts.h, Go-Explore): a fraction
+// of new games replays a prefix of the best complete game this actor knows
+// (its own best, or a better one given to OfferStart) and plays a local
+// variation of it; a game past its variation's window follows the best
+// game's decisions like forced moves (no network call, reward folded into
+// the last step), except that each is the agent's decision after all with
+// probability search.best_start_deviation_rate. Its trajectory holds the
+// agent's decisions only, its episode_return is the whole game's. A
+// variation that rejoins the best game ends there; one that beat the game
+// it followed after a newer best replaced it is rebased onto the newer one
+// and, when that beats it, goes to the solution sink.
 // Rewards are recorded (and searched) in target units, the engine's times
 // agent::TargetScale: a trajectory's rewards sum to its episode_return
 // (microseconds) times that scale. A finished game's Trajectory goes to the
@@ -61,8 +52,8 @@
 //
 // Thread-safety: a SelfPlay is used by one thread; PublishedParameters is
 // thread-safe.
-#ifndef MMAPZERO_COMMON_MODEL_SELF_PLAY_H_
-#define MMAPZERO_COMMON_MODEL_SELF_PLAY_H_
+#ifndef MMAPZERO_COMMON_TRAINING_SELF_PLAY_H_
+#define MMAPZERO_COMMON_TRAINING_SELF_PLAY_H_
 
 #include <cstdint>
 #include <functional>
@@ -81,33 +72,12 @@
 #include "common/model/networks.h"
 #include "common/search/batched_search.h"
 #include "common/search/observed_evaluator.h"
+#include "common/training/best_game_starts.h"
+#include "common/training/published_parameters.h"
 #include "proto/muzero.pb.h"
 #include "proto/solution.pb.h"
 
-namespace mmapzero::model {
-
-// The latest parameters the learner published, with their version (the
-// learner step). Thread-safe.
-class PublishedParameters {
- public:
-  // Deep-copies `network`'s parameters and buffers as `version`.
-  void Publish(const MuZeroNetwork& network, int64_t version);
-  // Copies the published parameters into `network` when their version is
-  // newer than *version (then updates it); false when nothing newer.
-  bool CopyIfNewer(MuZeroNetwork& network, int64_t* version) const;
-  // -1 before the first Publish.
-  int64_t version() const;
-
- private:
-  struct Snapshot {
-    std::vector<torch::Tensor> tensors;
-    int64_t version = -1;
-  };
-  Guarded<Snapshot> snapshot_;
-};
-
-// The ObservationShape of a FeatureConfig.
-ObservationShape ShapeOf(const FeatureConfig& config);
+namespace mmapzero::training {
 
 using agent::SelfPlayCounters;  // common/agent/self_play_counters.h
 
@@ -151,8 +121,8 @@ class SelfPlay {
   // share one deliberately in single-threaded use). InvalidArgument when its
   // shape does not match config.features.
   static absl::StatusOr<std::unique_ptr<SelfPlay>> Create(
-      std::shared_ptr<const game::Program> program, MuZeroNetwork network,
-      Options options);
+      std::shared_ptr<const game::Program> program,
+      model::MuZeroNetwork network, Options options);
 
   // Plays one move in every game, emitting (and replacing) the games that
   // end.
@@ -186,65 +156,23 @@ class SelfPlay {
   }
 
  private:
-  struct StartSolution;
   struct Live {
     std::unique_ptr<game::MMapGame> game;
     agent::Trajectory trajectory;
     uint64_t game_index = 0;
-    // A best-start game with a window: the solution it follows once the
-    // agent has made `window` decisions; null: the agent plays to the end.
-    std::shared_ptr<const StartSolution> follow;
-    int32_t window = 0;  // agent decisions before it follows
+    // A best-start game's variation (follow is null for the others).
+    Variation variation;
     int64_t segmented_steps = 0;  // decisions already sent as segments
-    int32_t follow_from = -1;  // depth where it began to follow; -1: not yet
-    // Rejoining `follow` (search.best_start_rejoin_moves): consecutive
-    // moves equal to the best game's, the last time step where the two
-    // games' allocations or copies differ, and whether the game is to be
-    // played to its end (it looked better than the best where it
-    // rejoined, or cannot be compared move by move after a Drop-backup).
-    int32_t rejoin_run = 0;
-    int32_t differs_until = -1;
-    bool play_out = false;
-    bool rejoined = false;  // ended early; its return is the estimate
+    bool rejoined = false;        // ended early; its return is the estimate
   };
 
-  SelfPlay(std::shared_ptr<const game::Program> program, MuZeroNetwork network,
-           Options options);
+  SelfPlay(std::shared_ptr<const game::Program> program,
+           model::MuZeroNetwork network, Options options);
   // A move of one live game waiting for the network, with its seed.
   struct Pending {
     int slot;
     uint64_t seed;
   };
-  // A solution games may start from: every buffer's action, and its game
-  // at every `every`-th depth (snapshots[k] at depth k * every). A
-  // snapshot is made when a game first starts past it (Snapshot), and a
-  // new best shares the snapshots of the start it varied up to where the
-  // two games part: a best costs a copy of its moves' outcomes, not a
-  // replay of the whole program, however often bests come.
-  struct StartSolution {
-    double return_us = 0;
-    std::vector<int8_t> action_of;  // by buffer id
-    int32_t depth = 0;              // moves of the whole game
-    int32_t every = 1;
-    // Null until first needed; snapshots[0] is the pristine game.
-    mutable std::vector<std::shared_ptr<const game::MMapGame>> snapshots;
-    // By depth: what the move played there did, and the return before it
-    // (return_before[depth] is the whole game's).
-    std::vector<game::ActionOutcome> outcome_at;
-    std::vector<double> return_before;
-  };
-  // Adopts the complete, feasible game `best` (no Drop-backup) as the
-  // start when it beats the current one, from its own record of moves.
-  void AdoptStart(const game::MMapGame& best);
-  // start's snapshot k (0 <= k < snapshots.size()), made from the nearest
-  // earlier one by replaying start's actions when it is first needed.
-  const game::MMapGame& Snapshot(const StartSolution& start, size_t k);
-  // Before `action` is applied to a game that follows a best game: whether
-  // the move repeats the best game's move at that depth.
-  void NoteFollowedMove(Live* live, game::Action action);
-  // After a followed move: ends the game as rejoined when it has rejoined
-  // its best game and would not beat it; true when it did.
-  bool MaybeRejoin(Live* live);
   // Plays, without the network or a trajectory step of their own, the
   // forced moves and (past its window) the followed moves of live's game;
   // their rewards go to the last recorded step.
@@ -253,19 +181,9 @@ class SelfPlay {
   // (search.best_start_deviation_rate; a hashed draw per game and depth).
   bool Deviates(const Live& live) const;
   void StartGame(Live* live);
-  // Replays a uniform prefix of start_'s decisions on live's new game,
-  // from the nearest snapshot, and sets up the variation that follows it
-  // (window, the game it follows); `seed` is the game's.
-  void ReplayStartPrefix(Live* live, uint64_t seed);
   void FinishGame(Live* live);
   // `return_us` over the program's largest possible saving.
   double NormalisedReturn(double return_us) const;
-  // A complete variation that beat the game it followed while a newer best
-  // replaced that game: its changes (the buffers where it decided
-  // otherwise) are replayed on the newer best, repaired by rule, so that
-  // improvements found at once in different places add up instead of the
-  // later one being lost.
-  void RebaseOntoStart(const Live& live);
   void SearchMoves();
   void FastMoves();
   // Sends live's first max_segment_steps steps to the sink as a segment
@@ -278,23 +196,19 @@ class SelfPlay {
               bool fast_move);
 
   std::shared_ptr<const game::Program> program_;
-  MuZeroNetwork network_;
+  model::MuZeroNetwork network_;
   Options options_;
-  NetworkEvaluator evaluator_;
+  model::NetworkEvaluator evaluator_;
   search::ObservedEvaluator observed_;  // evaluator_ + an observer
   search::BatchedSearch search_;
-  double reward_scale_;  // agent::TargetScale
+  double reward_scale_;   // agent::TargetScale
   game::MMapGame fresh_;  // a game at its start, copied into new games
-  game::MMapGame rebased_;  // RebaseOntoStart's game
-  std::vector<int8_t> rebased_actions_;
   std::vector<Live> live_;
   uint64_t games_started_ = 0;
   int64_t parameter_version_ = 0;
   SelfPlayCounters counters_;
   std::optional<double> best_return_us_;
-  std::shared_ptr<const StartSolution> start_;
-  // Variations of start_ begun since it was adopted.
-  int64_t variations_since_best_ = 0;
+  BestGameStarts starts_;  // after fresh_ and counters_, which it uses
 
   // Per-Step scratch, reused.
   std::vector<Pending> searched_;
@@ -307,6 +221,6 @@ class SelfPlay {
   std::vector<search::SearchResult> results_;
 };
 
-}  // namespace mmapzero::model
+}  // namespace mmapzero::training
 
-#endif  // MMAPZERO_COMMON_MODEL_SELF_PLAY_H_
+#endif  // MMAPZERO_COMMON_TRAINING_SELF_PLAY_H_

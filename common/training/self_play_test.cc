@@ -2,8 +2,7 @@
 // decision (forced moves folded, Drop-backup moves included), rewards
 // summing to the scaled return, legal actions only, fast moves marked,
 // reproducible from the seed.
-#include "common/model/compute_threads.h"
-#include "common/model/self_play.h"
+#include "common/training/self_play.h"
 
 #include <torch/torch.h>
 
@@ -17,30 +16,17 @@
 #include "common/agent/target_scale.h"
 #include "common/agent/targets.h"
 #include "common/features/config_presets.h"
+#include "common/model/compute_threads.h"
+#include "common/training/training_test_support.h"
 #include "common/workload/example_program_for_tests.h"
 #include "gtest/gtest.h"
 
-namespace mmapzero::model {
+namespace mmapzero::training {
 namespace {
 
 MuZeroConfig TinyConfig(int batch_games) {
-  MuZeroConfig config = features::CpuPreset();
-  FeatureConfig* f = config.mutable_features();
-  f->set_next_buffers(2);
-  f->set_same_tensor_buffers(1);
-  f->set_occupancy_time_bins(8);
-  f->set_occupancy_byte_bins(8);
-  f->set_occupancy_window_steps(16);
-  f->set_target_occupancy_bins(8);
-  f->set_supply_window_steps(8);
-  NetworkConfig* n = config.mutable_network();
-  n->set_hidden_size(16);
-  n->set_resnet_channels(4);
-  n->set_resnet_blocks(1);
-  n->set_mlp_hidden(16);
-  n->set_value_support_size(10);
-  n->set_reward_support_size(10);
-  n->set_trunk(NetworkConfig::CONV);
+  MuZeroConfig config = TinySizesConfig();
+  config.mutable_network()->set_trunk(NetworkConfig::CONV);
   SearchConfig* s = config.mutable_search();
   s->set_mode(SearchConfig::LEARNED_MODEL);
   s->set_simulations(4);
@@ -67,11 +53,11 @@ MuZeroConfig TinyCpuConfig(int batch_games) {
   return config;
 }
 
-MuZeroNetwork TinyNetwork(const MuZeroConfig& config) {
+model::MuZeroNetwork TinyNetwork(const MuZeroConfig& config) {
   model::SetComputeThreads(1);
   torch::manual_seed(7);
-  auto network =
-      CreateNetwork(config.network(), ShapeOf(config.features()), torch::kCPU);
+  auto network = model::CreateNetwork(
+      config.network(), model::ShapeOf(config.features()), torch::kCPU);
   EXPECT_TRUE(network.ok()) << network.status();
   return *network;
 }
@@ -93,11 +79,11 @@ std::vector<Played> Play(std::shared_ptr<const game::Program> program,
       .config = config,
       .seed = seed,
       .game_options = {},
-      .sink = [&played](const game::MMapGame& game,
-                        agent::Trajectory trajectory) {
-        played.push_back(Played{std::move(trajectory), game.trajectory(),
-                                game.Return(), game.IsTerminal()});
-      },
+      .sink =
+          [&played](const game::MMapGame& game, agent::Trajectory trajectory) {
+            played.push_back(Played{std::move(trajectory), game.trajectory(),
+                                    game.Return(), game.IsTerminal()});
+          },
       .start = std::move(start)};
   auto actor =
       SelfPlay::Create(std::move(program), TinyNetwork(config), options);
@@ -122,10 +108,10 @@ void ExpectConsistent(const Played& played, double scale = 1.0) {
     const agent::TrajectoryStep& step = t.steps[i];
     EXPECT_TRUE((step.legal_mask >> step.action) & 1) << "step " << i;
     if (i > 0) EXPECT_GT(std::popcount(step.legal_mask), 1) << "step " << i;
-    while (j < played.transitions.size() &&
-           (played.transitions[j].buffer != step.buffer ||
-            static_cast<uint8_t>(played.transitions[j].action) !=
-                step.action)) {
+    while (
+        j < played.transitions.size() &&
+        (played.transitions[j].buffer != step.buffer ||
+         static_cast<uint8_t>(played.transitions[j].action) != step.action)) {
       ++j;
     }
     ASSERT_LT(j, played.transitions.size()) << "step " << i << " not played";
@@ -168,8 +154,7 @@ TEST(SelfPlayTest, CpuPresetSearchMarksFastMovesAndScalesRewards) {
   ASSERT_EQ(config.search().mode(), SearchConfig::GUMBEL_REAL_GAME);
   ASSERT_GT(config.search().fast_move_fraction(), 0);
   auto program = SmallExampleProgram();
-  const double scale =
-      agent::kNormalisedFullReturn / program->max_return_us();
+  const double scale = agent::kNormalisedFullReturn / program->max_return_us();
   SelfPlayCounters counters;
   const std::vector<Played> played = Play(program, config, 5, 4, &counters);
   ASSERT_GE(played.size(), 4u);
@@ -184,7 +169,8 @@ TEST(SelfPlayTest, CpuPresetSearchMarksFastMovesAndScalesRewards) {
     for (const agent::TrajectoryStep& step : p.trajectory.steps) {
       sum += step.reward;
     }
-    EXPECT_NEAR(sum, agent::kNormalisedFullReturn * p.trajectory.normalised_return,
+    EXPECT_NEAR(sum,
+                agent::kNormalisedFullReturn * p.trajectory.normalised_return,
                 1e-3 * (1 + sum));
   }
   EXPECT_GT(fast, 0);
@@ -192,9 +178,8 @@ TEST(SelfPlayTest, CpuPresetSearchMarksFastMovesAndScalesRewards) {
   EXPECT_GT(counters.fast_moves, 0);
   EXPECT_GT(counters.simulations, 0);
   // Fast moves run no simulation.
-  EXPECT_LT(counters.simulations,
-            (counters.moves - counters.forced_moves) *
-                config.search().simulations());
+  EXPECT_LT(counters.simulations, (counters.moves - counters.forced_moves) *
+                                      config.search().simulations());
 }
 
 TEST(SelfPlayTest, ReproducibleFromTheSeed) {
@@ -222,8 +207,8 @@ TEST(SelfPlayTest, ReproducibleFromTheSeed) {
 Solution FastFirstSolution(std::shared_ptr<const game::Program> program) {
   game::MMapGame game(std::move(program));
   while (!game.IsTerminal()) {
-    game.ApplyAction(static_cast<game::Action>(
-        std::countr_zero(game.LegalActionMask())));
+    game.ApplyAction(
+        static_cast<game::Action>(std::countr_zero(game.LegalActionMask())));
   }
   return game.ToSolution();
 }
@@ -474,8 +459,7 @@ TEST(SelfPlayTest, VariationsEndWhereTheyRejoinTheBestGame) {
         EXPECT_FALSE(game.IsTerminal());
         EXPECT_LE(trajectory.episode_return, best + 1e-9);
         EXPECT_NEAR(trajectory.normalised_return,
-                    trajectory.episode_return / program->max_return_us(),
-                    1e-9);
+                    trajectory.episode_return / program->max_return_us(), 1e-9);
         // Its return is what following its best game to the end gives.
         for (const std::vector<int>& source : sources) {
           if (std::abs(FollowToTheEnd(game, source) -
@@ -557,9 +541,9 @@ TEST(SelfPlayTest, LongGamesReachTheSinkInSegmentsThatContinue) {
         .config = config,
         .seed = 3,
         .game_options = {},
-        .sink = [&pieces](const game::MMapGame&, agent::Trajectory t) {
-          pieces.push_back(std::move(t));
-        },
+        .sink = [&pieces](
+                    const game::MMapGame&,
+                    agent::Trajectory t) { pieces.push_back(std::move(t)); },
         .start = std::nullopt,
         .max_segment_steps = segment_steps};
     auto actor = SelfPlay::Create(program, TinyNetwork(config), options);
@@ -686,4 +670,4 @@ TEST(SelfPlayTest, DropBackupStepIsRecordedWithItsPenalty) {
 }
 
 }  // namespace
-}  // namespace mmapzero::model
+}  // namespace mmapzero::training

@@ -1,4 +1,4 @@
-#include "common/model/learner_checkpoint.h"
+#include "common/training/learner_checkpoint.h"
 
 #include <filesystem>
 #include <fstream>
@@ -15,7 +15,7 @@
 #include "common/base/status_macros.h"
 #include "common/model/network_checkpoint.h"
 
-namespace mmapzero::model {
+namespace mmapzero::training {
 namespace {
 
 namespace fs = std::filesystem;
@@ -64,7 +64,8 @@ absl::StatusOr<std::string> FileLine(const std::string& dir,
                          Fnv1a(bytes));
 }
 
-absl::Status WriteAll(const std::string& dir, const MuZeroNetwork& network,
+absl::Status WriteAll(const std::string& dir,
+                      const model::MuZeroNetwork& network,
                       torch::optim::Optimizer& optimizer, int64_t step,
                       const agent::ReplayBuffer* replay, int64_t lease_epoch) {
   std::error_code error;
@@ -72,7 +73,7 @@ absl::Status WriteAll(const std::string& dir, const MuZeroNetwork& network,
   if (!fs::create_directories(dir, error)) {
     return FsError("cannot create", dir, error);
   }
-  RETURN_IF_ERROR(SaveCheckpoint(network, dir + "/" + kNetwork));
+  RETURN_IF_ERROR(model::SaveCheckpoint(network, dir + "/" + kNetwork));
   RETURN_IF_ERROR(SaveOptimizer(optimizer, dir + "/" + kOptimizer));
   std::vector<std::string> files = {kNetwork, kOptimizer};
   if (replay != nullptr) {
@@ -118,8 +119,8 @@ absl::StatusOr<CheckpointState> VerifiedState(const std::string& dir) {
     }
     if (word != "file" || !(state >> name >> size >> hash) ||
         name.find('/') != std::string::npos) {
-      return absl::DataLossError(absl::StrCat(
-          "learner checkpoint ", state_path, ": malformed file line"));
+      return absl::DataLossError(absl::StrCat("learner checkpoint ", state_path,
+                                              ": malformed file line"));
     }
     ASSIGN_OR_RETURN(const std::string line, FileLine(dir, name));
     if (line != absl::StrFormat("file %s %d %s\n", name, size, hash)) {
@@ -131,11 +132,11 @@ absl::StatusOr<CheckpointState> VerifiedState(const std::string& dir) {
   return read;
 }
 
-absl::Status LoadFrom(const std::string& dir, MuZeroNetwork& network,
+absl::Status LoadFrom(const std::string& dir, model::MuZeroNetwork& network,
                       torch::optim::Optimizer& optimizer, int64_t* step,
                       agent::ReplayBuffer* replay, int64_t* lease_epoch) {
   ASSIGN_OR_RETURN(const CheckpointState loaded, VerifiedState(dir));
-  RETURN_IF_ERROR(LoadCheckpoint(dir + "/" + kNetwork, network));
+  RETURN_IF_ERROR(model::LoadCheckpoint(dir + "/" + kNetwork, network));
   const std::string optimizer_path = dir + "/" + kOptimizer;
   try {
     torch::serialize::InputArchive archive;
@@ -155,15 +156,14 @@ absl::Status LoadFrom(const std::string& dir, MuZeroNetwork& network,
 }  // namespace
 
 absl::Status SaveLearnerCheckpoint(const std::string& dir,
-                                   const MuZeroNetwork& network,
+                                   const model::MuZeroNetwork& network,
                                    torch::optim::Optimizer& optimizer,
                                    int64_t step,
                                    const agent::ReplayBuffer* replay,
                                    int64_t lease_epoch) {
   const std::string tmp = dir + ".tmp";
   const std::string old = dir + ".old";
-  RETURN_IF_ERROR(
-      WriteAll(tmp, network, optimizer, step, replay, lease_epoch));
+  RETURN_IF_ERROR(WriteAll(tmp, network, optimizer, step, replay, lease_epoch));
   RETURN_IF_ERROR(SyncDirectory(tmp));
   std::error_code error;
   fs::remove_all(old, error);
@@ -179,7 +179,7 @@ absl::Status SaveLearnerCheckpoint(const std::string& dir,
 }
 
 absl::Status LoadLearnerCheckpoint(const std::string& dir,
-                                   MuZeroNetwork& network,
+                                   model::MuZeroNetwork& network,
                                    torch::optim::Optimizer& optimizer,
                                    int64_t* step, agent::ReplayBuffer* replay,
                                    std::string* note, int64_t* lease_epoch) {
@@ -191,10 +191,10 @@ absl::Status LoadLearnerCheckpoint(const std::string& dir,
   const absl::Status fallback =
       LoadFrom(previous, network, optimizer, step, replay, lease_epoch);
   if (!fallback.ok()) {
-    return absl::Status(newest.code(),
-                        absl::StrCat(newest.message(), "; the previous one, ",
-                                     previous, ", fails too: ",
-                                     fallback.message()));
+    return absl::Status(
+        newest.code(),
+        absl::StrCat(newest.message(), "; the previous one, ", previous,
+                     ", fails too: ", fallback.message()));
   }
   if (note != nullptr) {
     *note = absl::StrCat("resumed from the previous checkpoint ", previous,
@@ -203,4 +203,4 @@ absl::Status LoadLearnerCheckpoint(const std::string& dir,
   return absl::OkStatus();
 }
 
-}  // namespace mmapzero::model
+}  // namespace mmapzero::training

@@ -1,8 +1,7 @@
 // Reanalyse writes fresh root values / policies for exactly the steps it
 // searched, searches only the stored legal actions, and leaves everything
 // else.
-#include "common/model/compute_threads.h"
-#include "common/model/reanalyser.h"
+#include "common/training/reanalyser.h"
 
 #include <gtest/gtest.h>
 
@@ -10,17 +9,19 @@
 
 #include "common/agent/replay_buffer.h"
 #include "common/features/config_presets.h"
-#include "common/model/learner.h"
+#include "common/model/compute_threads.h"
 #include "common/model/network_evaluator.h"
 #include "common/model/networks.h"
 #include "common/search/batched_search.h"
+#include "common/training/learner.h"
+#include "common/training/replay_batch_source.h"
 
-namespace mmapzero::model {
+namespace mmapzero::training {
 namespace {
 
-constexpr ObservationShape kShape{8, 8, 16};
+constexpr model::ObservationShape kShape{8, 8, 16};
 
-MuZeroNetwork SmallNetwork() {
+model::MuZeroNetwork SmallNetwork() {
   model::SetComputeThreads(1);
   torch::manual_seed(4);
   NetworkConfig c;
@@ -30,7 +31,7 @@ MuZeroNetwork SmallNetwork() {
   c.set_mlp_hidden(32);
   c.set_value_support_size(10);
   c.set_reward_support_size(10);
-  auto network = CreateNetwork(c, kShape, torch::kCPU);
+  auto network = model::CreateNetwork(c, kShape, torch::kCPU);
   EXPECT_TRUE(network.ok()) << network.status();
   return *network;
 }
@@ -116,7 +117,7 @@ TEST(ReanalyserTest, IllegalStoredActionsAreNeverSearched) {
   SearchConfig config = FewSimulations();
   config.set_mode(SearchConfig::LEARNED_MODEL);
   config.set_root_exploration_fraction(0);
-  NetworkEvaluator evaluator(SmallNetwork());  // the same weights
+  model::NetworkEvaluator evaluator(SmallNetwork());  // the same weights
   search::BatchedSearch search(config, &evaluator, nullptr);
   features::Observation observation;
   agent::Expand(step.observation, &observation);
@@ -140,10 +141,12 @@ TEST(ReanalyserTest, IllegalStoredActionsAreNeverSearched) {
   EXPECT_NE(step.root_value, all_legal[0].root_value);
 }
 
-TEST(ReanalyserTest, LearnerMixesFreshTargetsIntoItsBatches) {
+// The in-process batch source re-searches the first
+// round(reanalyse_fraction * batch) positions of each batch before the
+// learner trains on them; an empty replay gives no batch.
+TEST(ReanalyserTest, ReplayBatchSourceMixesFreshTargetsIntoItsBatches) {
   agent::ReplayBuffer replay(10, 2);
-  for (int g = 0; g < 3; ++g) replay.Insert(Stored(6));
-  MuZeroNetwork network = SmallNetwork();
+  model::MuZeroNetwork network = SmallNetwork();
   auto reanalyser = Reanalyser::Create(FewSimulations(), network, &replay);
   ASSERT_TRUE(reanalyser.ok());
   TrainingConfig training;
@@ -152,14 +155,21 @@ TEST(ReanalyserTest, LearnerMixesFreshTargetsIntoItsBatches) {
   training.set_td_steps(2);
   training.set_learning_rate(1e-3);
   training.set_reanalyse_fraction(0.25);
-  auto learner =
-      Learner::Create(training, 0.99, network, &replay, reanalyser->get());
-  ASSERT_TRUE(learner.ok());
-  auto stats = (*learner)->Step();
-  ASSERT_TRUE(stats.ok()) << stats.status();
-  EXPECT_EQ(stats->reanalysed, 2);
+  ReplayBatchSource source(training, &replay, reanalyser->get(),
+                           /*first_batch=*/0);
+  EXPECT_EQ(source.Next(absl::Milliseconds(30)).status().code(),
+            absl::StatusCode::kDeadlineExceeded);
+  for (int g = 0; g < 3; ++g) replay.Insert(Stored(6));
+  absl::StatusOr<agent::Batch> batch = source.Next(absl::Seconds(1));
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  EXPECT_EQ(batch->size(), 8u);
+  EXPECT_EQ(source.reanalysed(), 2);
   EXPECT_GT(replay.counters().updated, 0);
+  auto learner = Learner::Create(training, 0.99, network);
+  ASSERT_TRUE(learner.ok());
+  auto stats = (*learner)->Step(*batch);
+  ASSERT_TRUE(stats.ok()) << stats.status();
 }
 
 }  // namespace
-}  // namespace mmapzero::model
+}  // namespace mmapzero::training

@@ -1,7 +1,6 @@
 // The learner on small hand-made replays: targets reach the loss as computed
 // by hand, the loss falls, and a checkpoint resumes the exact same run.
-#include "common/model/compute_threads.h"
-#include "common/model/learner.h"
+#include "common/training/learner.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -15,13 +14,14 @@
 
 #include "common/agent/replay_buffer.h"
 #include "common/agent/targets.h"
+#include "common/model/compute_threads.h"
 #include "common/model/muzero_loss.h"
 #include "common/model/networks.h"
 
-namespace mmapzero::model {
+namespace mmapzero::training {
 namespace {
 
-constexpr ObservationShape kShape{8, 8, 16};
+constexpr model::ObservationShape kShape{8, 8, 16};
 
 // The cpu preset's network sizes (features shrunk to keep tests fast).
 NetworkConfig CpuLikeNetwork() {
@@ -35,10 +35,10 @@ NetworkConfig CpuLikeNetwork() {
   return c;
 }
 
-MuZeroNetwork MakeNetwork(uint64_t seed) {
+model::MuZeroNetwork MakeNetwork(uint64_t seed) {
   model::SetComputeThreads(1);
   torch::manual_seed(seed);
-  auto network = CreateNetwork(CpuLikeNetwork(), kShape, torch::kCPU);
+  auto network = model::CreateNetwork(CpuLikeNetwork(), kShape, torch::kCPU);
   EXPECT_TRUE(network.ok()) << network.status();
   return *network;
 }
@@ -105,8 +105,8 @@ TEST(MuZeroLossTest, StackedTargetsMatchHandComputedOnes) {
   }
   const agent::PositionTargets targets =
       agent::MakeTargets(t, 1, {/*unroll_steps=*/2, /*td_steps=*/2, 0.9});
-  const TrainingBatch batch =
-      StackBatch({&t.steps[1]}, {targets}, kShape, torch::kCPU);
+  const model::TrainingBatch batch =
+      model::StackBatch({&t.steps[1]}, {targets}, kShape, torch::kCPU);
   const torch::Tensor values = batch.value_targets[0];
   EXPECT_NEAR(values[0].item<float>(), 37.1f, 1e-4);
   EXPECT_NEAR(values[1].item<float>(), 6.6f, 1e-5);
@@ -120,8 +120,8 @@ TEST(MuZeroLossTest, StackedTargetsMatchHandComputedOnes) {
   EXPECT_EQ(batch.occupancy.sizes(),
             (std::vector<int64_t>{1, 1, kShape.time_bins, kShape.byte_bins}));
 
-  MuZeroNetwork network = MakeNetwork(1);
-  const LossParts loss = MuZeroLoss(network, batch);
+  model::MuZeroNetwork network = MakeNetwork(1);
+  const model::LossParts loss = model::MuZeroLoss(network, batch);
   EXPECT_NEAR(loss.total.item<double>(), loss.value + loss.reward + loss.policy,
               1e-4);
   EXPECT_GT(loss.value, 0);
@@ -139,10 +139,10 @@ TEST(MuZeroLossTest, DemonstrationPolicyOnlyWhereItBeatsTheValue) {
     t.demonstration = demonstration;
     const agent::PositionTargets targets =
         agent::MakeTargets(t, 0, {/*unroll_steps=*/1, /*td_steps=*/1, 1.0});
-    const TrainingBatch batch =
-        StackBatch({&t.steps[0]}, {targets}, kShape, torch::kCPU);
-    MuZeroNetwork network = MakeNetwork(1);
-    return MuZeroLoss(network, batch).policy;
+    const model::TrainingBatch batch =
+        model::StackBatch({&t.steps[0]}, {targets}, kShape, torch::kCPU);
+    model::MuZeroNetwork network = MakeNetwork(1);
+    return model::MuZeroLoss(network, batch).policy;
   };
   EXPECT_GT(with_reward(5, /*demonstration=*/true), 0);    // 5 > 0: imitate
   EXPECT_EQ(with_reward(-5, /*demonstration=*/true), 0);   // worse: ignored
@@ -151,22 +151,25 @@ TEST(MuZeroLossTest, DemonstrationPolicyOnlyWhereItBeatsTheValue) {
 
 TEST(MuZeroLossTest, ScaleGradientKeepsValueAndScalesGradient) {
   const torch::Tensor x = torch::ones({3}, torch::requires_grad());
-  const torch::Tensor y = ScaleGradient(x * 2, 0.5);
+  const torch::Tensor y = model::ScaleGradient(x * 2, 0.5);
   EXPECT_TRUE(torch::equal(y.detach(), torch::full({3}, 2.0f)));
   y.sum().backward();
   EXPECT_TRUE(torch::allclose(x.grad(), torch::ones({3})));
 }
 
-TEST(LearnerTest, RejectsBadConfigAndEmptyReplay) {
-  agent::ReplayBuffer replay(10, 1);
+TEST(LearnerTest, RejectsBadConfigAndEmptyBatch) {
   TrainingConfig bad = SmallTraining();
   bad.set_td_steps(0);
-  EXPECT_EQ(Learner::Create(bad, 0.9, MakeNetwork(1), &replay).status().code(),
+  EXPECT_EQ(Learner::Create(bad, 0.9, MakeNetwork(1)).status().code(),
             absl::StatusCode::kInvalidArgument);
-  auto learner = Learner::Create(SmallTraining(), 0.9, MakeNetwork(1), &replay);
+  bad = SmallTraining();
+  bad.set_demonstration_fraction(1.5);
+  EXPECT_EQ(Learner::Create(bad, 0.9, MakeNetwork(1)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  auto learner = Learner::Create(SmallTraining(), 0.9, MakeNetwork(1));
   ASSERT_TRUE(learner.ok());
-  EXPECT_EQ((*learner)->Step().status().code(),
-            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ((*learner)->Step({}).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 // 20 trajectories of 10 steps; the average loss of the last 10 of 100 steps
@@ -174,12 +177,11 @@ TEST(LearnerTest, RejectsBadConfigAndEmptyReplay) {
 TEST(LearnerTest, ReducesTheLossOnAFixedReplay) {
   agent::ReplayBuffer replay(100, 7);
   Fill(&replay, 20, 10);
-  auto learner =
-      Learner::Create(SmallTraining(), 0.997, MakeNetwork(3), &replay);
+  auto learner = Learner::Create(SmallTraining(), 0.997, MakeNetwork(3));
   ASSERT_TRUE(learner.ok());
   double first = 0, last = 0;
   for (int i = 0; i < 100; ++i) {
-    auto stats = (*learner)->Step();
+    auto stats = (*learner)->Step(replay.Sample(SmallTraining().batch_size()));
     ASSERT_TRUE(stats.ok()) << stats.status();
     if (i == 0) first = stats->total;
     if (i >= 90) last += stats->total / 10;
@@ -194,24 +196,29 @@ TEST(LearnerTest, CheckpointResumesTheSameRun) {
   const std::string dir = ::testing::TempDir() + "/learner_checkpoint";
   agent::ReplayBuffer replay(100, 5);
   Fill(&replay, 6, 10);
-  auto a = Learner::Create(SmallTraining(), 0.997, MakeNetwork(11), &replay);
+  const int batch = SmallTraining().batch_size();
+  auto a = Learner::Create(SmallTraining(), 0.997, MakeNetwork(11));
   ASSERT_TRUE(a.ok());
-  for (int i = 0; i < 3; ++i) ASSERT_TRUE((*a)->Step().ok());
-  ASSERT_TRUE((*a)->Save(dir).ok());
-  ASSERT_TRUE((*a)->Save(dir).ok());  // over an existing checkpoint
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE((*a)->Step(replay.Sample(batch)).ok());
+  ASSERT_TRUE((*a)->Save(dir, &replay).ok());
+  ASSERT_TRUE((*a)->Save(dir, &replay).ok());  // over an existing checkpoint
   std::vector<double> losses_a;
-  for (int i = 0; i < 2; ++i) losses_a.push_back((*a)->Step()->total);
+  for (int i = 0; i < 2; ++i) {
+    losses_a.push_back((*a)->Step(replay.Sample(batch))->total);
+  }
 
   agent::ReplayBuffer other_replay(100, /*seed=*/99);
-  auto b =
-      Learner::Create(SmallTraining(), 0.997, MakeNetwork(12), &other_replay);
+  auto b = Learner::Create(SmallTraining(), 0.997, MakeNetwork(12));
   ASSERT_TRUE(b.ok());
-  const absl::Status loaded = (*b)->Load(dir);
+  const absl::Status loaded = (*b)->Load(dir, &other_replay);
   ASSERT_TRUE(loaded.ok()) << loaded;
   EXPECT_EQ((*b)->step(), 3);
   EXPECT_EQ(other_replay.size(), 6);
   std::vector<double> losses_b;
-  for (int i = 0; i < 2; ++i) losses_b.push_back((*b)->Step()->total);
+  for (int i = 0; i < 2; ++i) {
+    losses_b.push_back((*b)->Step(other_replay.Sample(batch))->total);
+  }
   EXPECT_EQ(losses_a, losses_b);
   EXPECT_EQ((*b)->step(), 5);
   EXPECT_EQ((*b)->Load(dir + "-missing").code(), absl::StatusCode::kNotFound);
@@ -223,11 +230,9 @@ TEST(LearnerTest, CheckpointResumesTheSameRun) {
 // refused with the position named and change nothing.
 TEST(LearnerTest, StepOnGivenPositionsMatchesWindowsOfWholeGames) {
   const TrainingConfig training = SmallTraining();  // K 3, n 4
-  auto whole = Learner::Create(training, 0.997, MakeNetwork(21), nullptr);
-  auto windowed = Learner::Create(training, 0.997, MakeNetwork(21), nullptr);
+  auto whole = Learner::Create(training, 0.997, MakeNetwork(21));
+  auto windowed = Learner::Create(training, 0.997, MakeNetwork(21));
   ASSERT_TRUE(whole.ok() && windowed.ok());
-  EXPECT_EQ((*whole)->Step().status().code(),
-            absl::StatusCode::kFailedPrecondition);  // no replay
   std::vector<agent::SampledPosition> full, windows;
   for (int g = 0; g < 4; ++g) {
     auto game = std::make_shared<agent::Trajectory>(Synthetic(g, 10));
@@ -275,22 +280,23 @@ TEST(LearnerTest, StepOnGivenPositionsMatchesWindowsOfWholeGames) {
   EXPECT_TRUE((*whole)->Step({{0, 1, game}}).ok());  // steps 1..4 only
 }
 
-// Two positions of one synthetic game: a batch for a learner without replay.
+// Two positions of one synthetic game: a batch given from outside.
 std::vector<agent::SampledPosition> TwoPositions() {
   auto game = std::make_shared<agent::Trajectory>(Synthetic(1, 10));
   return {{0, 0, game}, {0, 5, game}};
 }
 
-// A learner without a replay checkpoints and resumes without replay.bin.
+// A learner saved without a replay checkpoints and resumes without
+// replay.bin.
 TEST(LearnerTest, CheckpointWithoutReplayResumesTheStep) {
   const std::string dir = ::testing::TempDir() + "/learner_no_replay";
   const std::vector<agent::SampledPosition> batch = TwoPositions();
-  auto a = Learner::Create(SmallTraining(), 0.997, MakeNetwork(5), nullptr);
+  auto a = Learner::Create(SmallTraining(), 0.997, MakeNetwork(5));
   ASSERT_TRUE(a.ok());
   for (int i = 0; i < 3; ++i) ASSERT_TRUE((*a)->Step(batch).ok());
   ASSERT_TRUE((*a)->Save(dir).ok());
   const double next_a = (*a)->Step(batch)->total;
-  auto b = Learner::Create(SmallTraining(), 0.997, MakeNetwork(6), nullptr);
+  auto b = Learner::Create(SmallTraining(), 0.997, MakeNetwork(6));
   ASSERT_TRUE(b.ok());
   const absl::Status loaded = (*b)->Load(dir);
   ASSERT_TRUE(loaded.ok()) << loaded;
@@ -305,19 +311,20 @@ TEST(LearnerTest, CheckpointWithoutReplayResumesTheStep) {
 TEST(LearnerTest, DamagedNewestCheckpointFallsBackToThePreviousOne) {
   const std::string dir = ::testing::TempDir() + "/learner_fallback";
   const std::vector<agent::SampledPosition> batch = TwoPositions();
-  auto a = Learner::Create(SmallTraining(), 0.997, MakeNetwork(5), nullptr);
+  auto a = Learner::Create(SmallTraining(), 0.997, MakeNetwork(5));
   ASSERT_TRUE(a.ok());
   ASSERT_TRUE((*a)->Step(batch).ok());
   ASSERT_TRUE((*a)->Save(dir).ok());  // step 1: becomes the previous one
   ASSERT_TRUE((*a)->Step(batch).ok());
   ASSERT_TRUE((*a)->Save(dir).ok());  // step 2: the newest
-  std::filesystem::resize_file(dir + "/optimizer.pt",
-                               std::filesystem::file_size(dir + "/optimizer.pt") / 2);
+  std::filesystem::resize_file(
+      dir + "/optimizer.pt",
+      std::filesystem::file_size(dir + "/optimizer.pt") / 2);
 
-  auto b = Learner::Create(SmallTraining(), 0.997, MakeNetwork(6), nullptr);
+  auto b = Learner::Create(SmallTraining(), 0.997, MakeNetwork(6));
   ASSERT_TRUE(b.ok());
   std::string note;
-  const absl::Status loaded = (*b)->Load(dir, &note);
+  const absl::Status loaded = (*b)->Load(dir, nullptr, &note);
   ASSERT_TRUE(loaded.ok()) << loaded;
   EXPECT_EQ((*b)->step(), 1);
   EXPECT_THAT(note, ::testing::HasSubstr("previous checkpoint"));
@@ -325,11 +332,11 @@ TEST(LearnerTest, DamagedNewestCheckpointFallsBackToThePreviousOne) {
   EXPECT_THAT(note, ::testing::HasSubstr("checksum"));
 
   std::filesystem::resize_file(dir + ".old/network.pt", 10);
-  const absl::Status both = (*b)->Load(dir, &note);
+  const absl::Status both = (*b)->Load(dir, nullptr, &note);
   EXPECT_EQ(both.code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(both.message(), ::testing::HasSubstr("optimizer.pt"));
   EXPECT_THAT(both.message(), ::testing::HasSubstr(".old/network.pt"));
 }
 
 }  // namespace
-}  // namespace mmapzero::model
+}  // namespace mmapzero::training

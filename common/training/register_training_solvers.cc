@@ -1,0 +1,12 @@
+#include "common/training/register_training_solvers.h"
+
+#include "common/solvers/solver.h"
+#include "common/training/muzero_solver.h"
+
+namespace mmapzero::training {
+
+void RegisterTrainingSolvers() {
+  solvers::RegisterSolver("muzero", MakeMuZeroSolver);
+}
+
+}  // namespace mmapzero::training
