@@ -54,8 +54,9 @@ ABSL_FLAG(int, replay_deadline_ms, 10000, "deadline of each SampleBatch call");
 ABSL_FLAG(std::string, device, "auto",
           "auto (CUDA when LibTorch has it, else CPU), cpu or cuda");
 ABSL_FLAG(int, torch_threads, 1,
-          "LibTorch intra-op threads (1: OpenMP barriers stall when another "
-          "process holds a core; see docs/agent.md)");
+          "LibTorch intra-op threads; 0: LibTorch's own default (one per "
+          "core). 1 by default: OpenMP barriers stall when another process "
+          "holds a core (docs/agent.md)");
 ABSL_FLAG(std::string, address_file, "",
           "write the ParameterService address here once serving (for "
           "`mmapctl local up`)");
@@ -139,9 +140,13 @@ absl::StatusOr<rpc::StopService> Start() {
   ASSIGN_OR_RETURN(LearnerWorkerOptions options, OptionsFromFlags());
   ASSIGN_OR_RETURN(options.device,
                    DeviceFromFlag(absl::GetFlag(FLAGS_device)));
-  if (const int threads = absl::GetFlag(FLAGS_torch_threads); threads > 0) {
-    model::SetComputeThreads(threads);
+  const int threads = absl::GetFlag(FLAGS_torch_threads);
+  if (threads < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--torch-threads: must be 0 (LibTorch's default) or more, got ",
+        threads));
   }
+  if (threads > 0) model::SetComputeThreads(threads);
   const std::string listen = options.listen;
   ASSIGN_OR_RETURN(std::unique_ptr<LearnerWorker> worker,
                    LearnerWorker::Start(std::move(options)));

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/time/clock.h"
 #include "common/rpc/crash_guard.h"
 #include "common/rpc/log_line.h"
@@ -17,6 +16,21 @@ constexpr absl::Duration kRecheck = absl::Milliseconds(500);
 constexpr absl::Duration kRememberFailure = absl::Minutes(1);
 
 }  // namespace
+
+// The log line's `why`.
+std::string JobSupervisor::Name(StopReason why) {
+  switch (why) {
+    case StopReason::kUnassigned:
+      return "unassigned";
+    case StopReason::kCrashed:
+      return "crashed";
+    case StopReason::kFenced:
+      return "fenced";
+    case StopReason::kLeaseRenewed:
+      return "lease_renewed";
+  }
+  return "unknown";
+}
 
 std::string SupervisedJob::fatal_error() const {
   absl::MutexLock lock(&crash_mu_);
@@ -47,18 +61,17 @@ void JobSupervisor::Stop(absl::Duration drain) {
     thread_.request_stop();
     thread_.join();
   }
-  absl::flat_hash_map<std::string, std::shared_ptr<SupervisedJob>> jobs;
+  absl::flat_hash_map<std::string, RunningJob> jobs;
   {
     absl::MutexLock lock(&mu_);
     if (stopped_) return;
     stopped_ = true;
     jobs.swap(jobs_);
-    epochs_.clear();
   }
   // One drain time for all jobs, not one each.
   const absl::Time deadline = absl::Now() + drain;
-  for (auto& [id, job] : jobs) {
-    job->Stop(std::max(absl::ZeroDuration(), deadline - absl::Now()));
+  for (auto& [id, running] : jobs) {
+    running.job->Stop(std::max(absl::ZeroDuration(), deadline - absl::Now()));
     rpc::LogLine("info", "job_stopped", {{"job", id}, {"why", "shutdown"}});
   }
 }
@@ -76,7 +89,7 @@ std::shared_ptr<SupervisedJob> JobSupervisor::Find(
     const std::string& job_id) const {
   absl::MutexLock lock(&mu_);
   auto it = jobs_.find(job_id);
-  return it == jobs_.end() ? nullptr : it->second;
+  return it == jobs_.end() ? nullptr : it->second.job;
 }
 
 std::vector<std::string> JobSupervisor::JobIds() const {
@@ -96,128 +109,152 @@ void JobSupervisor::Run(std::stop_token stop) {
 }
 
 void JobSupervisor::Reconcile(const std::vector<v1::Assignment>& assignments) {
-  absl::flat_hash_map<std::string, int64_t> assigned;  // job -> lease epoch
-  std::vector<std::shared_ptr<SupervisedJob>> gone;
-  std::vector<std::string> gone_ids;
-  std::vector<std::string> gone_why;  // "crashed": its failure is in failed_
+  Assigned assigned;
   std::vector<v1::Assignment> fresh;
+  std::vector<StoppingJob> stopping;
   {
     absl::MutexLock lock(&mu_);
-    for (const v1::Assignment& assignment : assignments) {
-      if (assignment.role() != role_) continue;
-      const std::string& id = assignment.job_id();
-      assigned[id] = assignment.lease_epoch();
-      auto it = jobs_.find(id);
-      const auto fenced = fenced_.find(id);
-      if (it != jobs_.end()) {
-        if (epochs_[id] == assignment.lease_epoch()) {
-          it->second->Update(assignment);
-        }
-      } else if (!failed_.contains(id) &&
-                 (fenced == fenced_.end() ||
-                  fenced->second != assignment.lease_epoch()) &&
-                 assignment.has_workload() && assignment.has_config()) {
-        fresh.push_back(assignment);
+    fresh = UpdateLocked(assignments, &assigned);
+    stopping = TakeStoppingLocked(assigned);
+    ForgetLocked(assigned);
+  }
+  StopJobs(std::move(stopping));
+  for (const v1::Assignment& assignment : fresh) StartJob(assignment);
+}
+
+std::vector<v1::Assignment> JobSupervisor::UpdateLocked(
+    const std::vector<v1::Assignment>& assignments, Assigned* assigned) {
+  std::vector<v1::Assignment> fresh;
+  for (const v1::Assignment& assignment : assignments) {
+    if (assignment.role() != role_) continue;
+    const std::string& id = assignment.job_id();
+    (*assigned)[id] = assignment.lease_epoch();
+    if (auto it = jobs_.find(id); it != jobs_.end()) {
+      if (it->second.epoch == assignment.lease_epoch()) {
+        it->second.job->Update(assignment);
       }
+      continue;
     }
-    for (auto it = jobs_.begin(); it != jobs_.end();) {
-      const std::string& id = it->first;
-      const std::string crash = it->second->fatal_error();
-      const std::string fenced = it->second->fenced();
-      const auto want = assigned.find(id);
-      const bool renewed = want != assigned.end() && want->second != epochs_[id];
-      if (want != assigned.end() && !renewed && crash.empty() &&
-          fenced.empty()) {
-        ++it;
-        continue;
-      }
-      std::string why = "unassigned";
-      if (!crash.empty()) {
-        RecordFailureLocked(id, crash);
-        why = "crashed";
-      } else if (!fenced.empty()) {
-        fenced_[id] = epochs_[id];
-        why = "fenced";
-      } else if (renewed) {
-        why = "lease_renewed";
-      }
-      gone_ids.push_back(id);
-      gone_why.push_back(why);
-      gone.push_back(std::move(it->second));
-      epochs_.erase(id);
-      jobs_.erase(it++);
-    }
-    // A fence holds for its epoch only.
-    for (auto it = fenced_.begin(); it != fenced_.end();) {
-      const auto want = assigned.find(it->first);
-      if (want == assigned.end() || want->second != it->second) {
-        fenced_.erase(it++);
-      } else {
-        ++it;
-      }
-    }
-    // A failure is kept (and reported) while the job stays assigned and for
-    // kRememberFailure after: the coordinator drops the lease when it hears
-    // of it and may offer the job again a heartbeat later, and a job that
-    // crashed once would crash again.
-    const absl::Time now = absl::Now();
-    for (auto it = failed_.begin(); it != failed_.end();) {
-      if (assigned.contains(it->first)) it->second.unassigned_since.reset();
-      else if (!it->second.unassigned_since) it->second.unassigned_since = now;
-      if (it->second.unassigned_since &&
-          now - *it->second.unassigned_since >= kRememberFailure) {
-        session_->ClearCounters(it->first);
-        failed_.erase(it++);
-      } else {
-        ++it;
-      }
+    const auto fenced = fenced_.find(id);
+    const bool fenced_out =
+        fenced != fenced_.end() && fenced->second == assignment.lease_epoch();
+    if (!failed_.contains(id) && !fenced_out && assignment.has_workload() &&
+        assignment.has_config()) {
+      fresh.push_back(assignment);
     }
   }
-  for (size_t i = 0; i < gone.size(); ++i) {
-    gone[i]->Stop(stop_drain_);
+  return fresh;
+}
+
+std::vector<JobSupervisor::StoppingJob> JobSupervisor::TakeStoppingLocked(
+    const Assigned& assigned) {
+  std::vector<StoppingJob> stopping;
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    const std::string& id = it->first;
+    RunningJob& running = it->second;
+    const std::string crash = running.job->fatal_error();
+    const std::string fenced = running.job->fenced();
+    const auto want = assigned.find(id);
+    const bool renewed =
+        want != assigned.end() && want->second != running.epoch;
+    if (want != assigned.end() && !renewed && crash.empty() && fenced.empty()) {
+      ++it;
+      continue;
+    }
+    StopReason why = StopReason::kUnassigned;
+    if (!crash.empty()) {
+      RecordFailureLocked(id, crash);
+      why = StopReason::kCrashed;
+    } else if (!fenced.empty()) {
+      fenced_[id] = running.epoch;
+      why = StopReason::kFenced;
+    } else if (renewed) {
+      why = StopReason::kLeaseRenewed;
+    }
+    stopping.push_back({.id = id, .job = std::move(running.job), .why = why});
+    jobs_.erase(it++);
+  }
+  return stopping;
+}
+
+void JobSupervisor::ForgetLocked(const Assigned& assigned) {
+  // A fence holds for its epoch only.
+  for (auto it = fenced_.begin(); it != fenced_.end();) {
+    const auto want = assigned.find(it->first);
+    if (want == assigned.end() || want->second != it->second) {
+      fenced_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
+  // A failure is kept (and reported) while the job stays assigned and for
+  // kRememberFailure after: the coordinator drops the lease when it hears
+  // of it and may offer the job again a heartbeat later, and a job that
+  // crashed once would crash again.
+  const absl::Time now = absl::Now();
+  for (auto it = failed_.begin(); it != failed_.end();) {
+    if (assigned.contains(it->first)) {
+      it->second.unassigned_since.reset();
+    } else if (!it->second.unassigned_since) {
+      it->second.unassigned_since = now;
+    }
+    if (it->second.unassigned_since &&
+        now - *it->second.unassigned_since >= kRememberFailure) {
+      session_->ClearCounters(it->first);
+      failed_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void JobSupervisor::StopJobs(std::vector<StoppingJob> stopping) {
+  for (StoppingJob& gone : stopping) {
+    gone.job->Stop(stop_drain_);
     // A crashed job's counters carry its fatal error to the coordinator;
-    // they go when the failure is forgotten (the failed_ sweep above).
-    // Cleared counters also make the coordinator send a renewed job's
-    // workload and config again.
-    if (gone_why[i] != "crashed") session_->ClearCounters(gone_ids[i]);
+    // they go when the failure is forgotten (ForgetLocked). Cleared
+    // counters also make the coordinator send a renewed job's workload and
+    // config again.
+    if (gone.why != StopReason::kCrashed) session_->ClearCounters(gone.id);
     rpc::LogLine("info", "job_stopped",
-                 {{"job", gone_ids[i]}, {"why", gone_why[i]}});
+                 {{"job", gone.id}, {"why", Name(gone.why)}});
   }
-  for (const v1::Assignment& assignment : fresh) {
-    absl::StatusOr<std::shared_ptr<SupervisedJob>> job =
-        absl::InternalError("not started");
-    const std::string crash = rpc::RunCatchingCrash(
-        assignment.job_id(), [&] { job = factory_(assignment); });
-    if (!crash.empty()) job = absl::InternalError(crash);
-    absl::MutexLock lock(&mu_);
-    if (absl::IsUnavailable(job.status())) {  // asked again next round
-      rpc::LogLine("warning", "job_start_deferred",
-                   {{"job", assignment.job_id()},
-                    {"message", std::string(job.status().message())}});
-      continue;
-    }
-    if (absl::IsAborted(job.status())) {  // another worker holds it now
-      fenced_[assignment.job_id()] = assignment.lease_epoch();
-      rpc::LogLine("warning", "fenced",
-                   {{"job", assignment.job_id()},
-                    {"message", std::string(job.status().message())}});
-      continue;
-    }
-    if (!job.ok()) {
-      const std::string error = job.status().ToString();
-      rpc::LogLine("error", "job_failed_to_start",
-                   {{"job", assignment.job_id()}, {"error", error}});
-      RecordFailureLocked(assignment.job_id(), error);
-      continue;
-    }
-    jobs_[assignment.job_id()] = *std::move(job);
-    epochs_[assignment.job_id()] = assignment.lease_epoch();
-    rpc::LogLine("info", "job_started",
+}
+
+void JobSupervisor::StartJob(const v1::Assignment& assignment) {
+  absl::StatusOr<std::shared_ptr<SupervisedJob>> job =
+      absl::InternalError("not started");
+  const std::string crash = rpc::RunCatchingCrash(
+      assignment.job_id(), [&] { job = factory_(assignment); });
+  if (!crash.empty()) job = absl::InternalError(crash);
+  absl::MutexLock lock(&mu_);
+  if (absl::IsUnavailable(job.status())) {  // asked again next round
+    rpc::LogLine("warning", "job_start_deferred",
                  {{"job", assignment.job_id()},
-                  {"role", v1::WorkerRole_Name(role_)},
-                  {"replay", assignment.replay_address()},
-                  {"learner", assignment.parameter_address()}});
+                  {"message", std::string(job.status().message())}});
+    return;
   }
+  if (absl::IsAborted(job.status())) {  // another worker holds it now
+    fenced_[assignment.job_id()] = assignment.lease_epoch();
+    rpc::LogLine("warning", "fenced",
+                 {{"job", assignment.job_id()},
+                  {"message", std::string(job.status().message())}});
+    return;
+  }
+  if (!job.ok()) {
+    const std::string error = job.status().ToString();
+    rpc::LogLine("error", "job_failed_to_start",
+                 {{"job", assignment.job_id()}, {"error", error}});
+    RecordFailureLocked(assignment.job_id(), error);
+    return;
+  }
+  jobs_[assignment.job_id()] =
+      RunningJob{.job = *std::move(job), .epoch = assignment.lease_epoch()};
+  rpc::LogLine("info", "job_started",
+               {{"job", assignment.job_id()},
+                {"role", v1::WorkerRole_Name(role_)},
+                {"replay", assignment.replay_address()},
+                {"learner", assignment.parameter_address()}});
 }
 
 }  // namespace mmapzero::worker

@@ -89,9 +89,41 @@ class JobSupervisor {
   std::vector<std::string> JobIds() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
+  // Why a running job is stopped (the log line's `why`).
+  enum class StopReason { kUnassigned, kCrashed, kFenced, kLeaseRenewed };
+  // A job being started or running, with the lease epoch it started under.
+  struct RunningJob {
+    std::shared_ptr<SupervisedJob> job;
+    int64_t epoch = 0;
+  };
+  // A job taken off the running ones, to be stopped outside the lock.
+  struct StoppingJob {
+    std::string id;
+    std::shared_ptr<SupervisedJob> job;
+    StopReason why = StopReason::kUnassigned;
+  };
+  // This worker's role's assignments: job id -> lease epoch.
+  using Assigned = absl::flat_hash_map<std::string, int64_t>;
+  static std::string Name(StopReason why);
+
   void Run(std::stop_token stop);
+  // Starts, updates and stops jobs to follow `assignments`.
   void Reconcile(const std::vector<v1::Assignment>& assignments)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // Updates running jobs whose assignment is unchanged; the assignments of
+  // jobs to start.
+  std::vector<v1::Assignment> UpdateLocked(
+      const std::vector<v1::Assignment>& assignments, Assigned* assigned)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Takes off the running jobs that are unassigned, crashed, fenced or
+  // whose lease was granted again.
+  std::vector<StoppingJob> TakeStoppingLocked(const Assigned& assigned)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Forgets fences of other epochs and failures a while unassigned.
+  void ForgetLocked(const Assigned& assigned)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void StopJobs(std::vector<StoppingJob> stopping) ABSL_LOCKS_EXCLUDED(mu_);
+  void StartJob(const v1::Assignment& assignment) ABSL_LOCKS_EXCLUDED(mu_);
   // Keeps `job_id` from restarting while assigned and reports `error` as
   // its fatal error with the next heartbeats.
   void RecordFailureLocked(const std::string& job_id, const std::string& error)
@@ -103,10 +135,7 @@ class JobSupervisor {
   const absl::Duration stop_drain_;
 
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<std::string, std::shared_ptr<SupervisedJob>> jobs_
-      ABSL_GUARDED_BY(mu_);
-  // The lease epoch each running job started under.
-  absl::flat_hash_map<std::string, int64_t> epochs_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, RunningJob> jobs_ ABSL_GUARDED_BY(mu_);
   // Jobs fenced out, with the epoch: not started again under it.
   absl::flat_hash_map<std::string, int64_t> fenced_ ABSL_GUARDED_BY(mu_);
   // Jobs that failed to start or crashed here: not started again, their
