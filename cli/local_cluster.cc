@@ -28,6 +28,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "cli/alert_rules.h"
+#include "cli/child_process.h"
 #include "cli/health_check.h"
 #include "common/base/address_file.h"
 #include "common/base/atomic_file.h"
@@ -47,15 +48,18 @@ constexpr absl::Duration kPollInterval = absl::Milliseconds(50);
 constexpr absl::Duration kHealthDeadline = absl::Seconds(1);
 constexpr int kLogTailLines = 15;
 constexpr char kRegisteredEvent[] = " event=registered";
-// `up --prometheus`'s extra service (not a role of LocalRoles: never
-// planned, started last by LocalUp itself).
-constexpr char kPrometheus[] = "prometheus";
+// `up --prometheus`'s extra service (not among LocalRoles(): never
+// planned, started last by LocalUp itself); its name is its role's.
+const std::string& PrometheusName() {
+  static const auto* name = new std::string(RoleName(LocalRole::kPrometheus));
+  return *name;
+}
 
 // One service to start: its name, role and binary; `instance` numbers
 // actors and reanalysers.
 struct Planned {
   std::string name;
-  std::string role;
+  LocalRole role = LocalRole::kCoordinator;
   std::string binary;
   int instance = 0;
 };
@@ -67,75 +71,9 @@ struct Started {
   std::uintmax_t log_offset = 0;  // the log's size before it started
 };
 
-// Coordinator, replay and learner serve gRPC (and health); actors and
-// reanalysers only call out.
-bool ServesGrpc(const std::string& role) {
-  return role == "coordinator" || role == "replay" || role == "learner";
-}
-
 std::string PathOf(const std::string& dir, const std::string& name,
                    const std::string& suffix) {
   return absl::StrCat(dir, "/", name, suffix);
-}
-
-// "actor-3" -> "actor".
-std::string RoleOf(const std::string& name) {
-  for (const std::string& role : LocalRoles()) {
-    if (name == role || name.rfind(role + "-", 0) == 0) return role;
-  }
-  return name == kPrometheus ? kPrometheus : "";
-}
-
-// Start order: role, then instance number.
-std::pair<int, int> StartOrder(const std::string& name) {
-  const std::vector<std::string>& roles = LocalRoles();
-  const std::string role = RoleOf(name);
-  const int role_index = static_cast<int>(
-      std::find(roles.begin(), roles.end(), role) - roles.begin());
-  int instance = 0;
-  if (name.size() > role.size() + 1) {
-    if (!absl::SimpleAtoi(name.substr(role.size() + 1), &instance)) {
-      instance = 0;
-    }
-  }
-  return {role_index, instance};
-}
-
-std::string ReadSmallFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-int ReadPid(const std::string& path) {
-  int pid = 0;
-  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadSmallFile(path)),
-                        &pid) ||
-      pid <= 0) {
-    return 0;
-  }
-  return pid;
-}
-
-// The program a role's process runs.
-std::string ProgramOf(const std::string& role) {
-  return role == kPrometheus ? kPrometheus : "mmapzero-" + role;
-}
-
-// Whether `pid` is a live (not zombie) process running the role's program,
-// so a stale pid file whose number was reused is never signalled.
-bool ProcessRuns(int pid, const std::string& role) {
-  if (pid <= 0) return false;
-  const std::string proc = absl::StrCat("/proc/", pid);
-  const std::string stat = ReadSmallFile(proc + "/stat");
-  const size_t paren = stat.rfind(')');
-  if (paren == std::string::npos || paren + 2 >= stat.size()) return false;
-  const char state = stat[paren + 2];
-  if (state == 'Z' || state == 'X') return false;
-  const std::string cmdline = ReadSmallFile(proc + "/cmdline");
-  const std::string argv0 = cmdline.substr(0, cmdline.find('\0'));
-  return fs::path(argv0).filename().string() == ProgramOf(role);
 }
 
 // Names of services with a pid file in `dir`, in start order.
@@ -146,7 +84,7 @@ std::vector<std::string> ServicesWithPidFiles(const std::string& dir) {
     const std::string file = entry.path().filename().string();
     if (file.size() <= 4 || file.substr(file.size() - 4) != ".pid") continue;
     const std::string name = file.substr(0, file.size() - 4);
-    if (!RoleOf(name).empty()) names.push_back(name);
+    if (RoleOfService(name).has_value()) names.push_back(name);
   }
   std::sort(names.begin(), names.end(), [](const auto& a, const auto& b) {
     return StartOrder(a) < StartOrder(b);
@@ -168,19 +106,20 @@ std::string LogTail(const std::string& path) {
 
 std::vector<Planned> Plan(const LocalClusterOptions& options) {
   std::vector<Planned> plan;
-  const auto wanted = [&options](const std::string& role) {
+  const auto wanted = [&options](LocalRole role) {
     return options.only.empty() || options.only.count(role) > 0;
   };
-  for (const std::string& role : LocalRoles()) {
+  for (const LocalRole role : LocalRoles()) {
     if (!wanted(role)) continue;
     int count = 1;
-    if (role == "actor") count = options.actors;
-    if (role == "reanalyse") count = options.reanalysers;
+    if (role == LocalRole::kActor) count = options.actors;
+    if (role == LocalRole::kReanalyse) count = options.reanalysers;
     for (int i = 0; i < count; ++i) {
-      const bool numbered = role == "actor" || role == "reanalyse";
-      const std::string name = numbered ? absl::StrCat(role, "-", i) : role;
+      const std::string name = Numbered(role)
+                                   ? absl::StrCat(RoleName(role), "-", i)
+                                   : RoleName(role);
       plan.push_back(
-          {name, role, absl::StrCat(options.bin_dir, "/mmapzero-", role), i});
+          {name, role, absl::StrCat(options.bin_dir, "/", ProgramOf(role)), i});
     }
   }
   return plan;
@@ -199,72 +138,6 @@ absl::Status CheckBinaries(const std::vector<Planned>& plan,
       "not built (no executable in ", bin_dir,
       "): ", absl::StrJoin(missing, ", "),
       "; build them, or start only what exists, e.g. --only coordinator"));
-}
-
-// Starts `binary` in a session of its own (a Ctrl-C at mmapctl's terminal
-// does not reach it), stdin from /dev/null, stdout and stderr appended to
-// `log`. posix_spawn, not fork: mmapctl has gRPC threads by now.
-absl::StatusOr<pid_t> Spawn(const std::string& binary,
-                            const std::vector<std::string>& args,
-                            const std::string& log) {
-  std::vector<std::string> argv_storage = {binary};
-  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& arg : argv_storage) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(),
-                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  // Nothing else of ours (a test runner's pipes) leaks into the service.
-  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  sigset_t none;
-  sigemptyset(&none);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGTERM);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigmask(&attributes, &none);
-  posix_spawnattr_setsigdefault(&attributes, &defaults);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID |
-                                            POSIX_SPAWN_SETSIGMASK |
-                                            POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = 0;
-  const int error = posix_spawn(&pid, binary.c_str(), &actions, &attributes,
-                                argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  if (error != 0) {
-    return absl::InternalError(
-        absl::StrCat("cannot start ", binary, ": ", strerror(error)));
-  }
-  return pid;
-}
-
-// Makes `pid` `by` nicer than mmapctl: every thread (threads it starts
-// later inherit it) and its session's scheduling group. With Linux's
-// autogroups (sched_autogroup_enabled) each service, a session of its own,
-// is a group (at nice 0 when new), and groups share the CPU by the group's
-// niceness alone. Best effort: a service that runs at mmapctl's priority
-// still works.
-void Renice(pid_t pid, int by) {
-  std::ofstream(absl::StrCat("/proc/", pid, "/autogroup")) << by << "\n";
-  const int nice = std::min(19, getpriority(PRIO_PROCESS, 0) + by);
-  std::error_code error;
-  for (const fs::directory_entry& task : fs::directory_iterator(
-           absl::StrCat("/proc/", pid, "/task"), error)) {
-    int tid = 0;
-    if (absl::SimpleAtoi(task.path().filename().string(), &tid)) {
-      setpriority(PRIO_PROCESS, static_cast<id_t>(tid), nice);
-    }
-  }
-  if (error) setpriority(PRIO_PROCESS, static_cast<id_t>(pid), nice);
 }
 
 // A port on 127.0.0.1 that nothing listens on now (bound, read, closed):
@@ -294,27 +167,26 @@ std::vector<std::string> ServiceArgs(const LocalClusterOptions& options,
   const std::string& dir = options.data_dir;
   const std::string tls = LocalCertificateDir(dir);
   // Every service is a worker under the cluster's own CA (mutual TLS).
-  std::vector<std::string> args = {
-      "--metrics-port", absl::StrCat(metrics_port), "--tls-ca",
-      tls + "/ca.pem", "--tls-cert", tls + "/worker.pem", "--tls-key",
-      tls + "/worker.key"};
+  std::vector<std::string> args = {"--metrics-port", absl::StrCat(metrics_port),
+                                   "--tls-ca",       tls + "/ca.pem",
+                                   "--tls-cert",     tls + "/worker.pem",
+                                   "--tls-key",      tls + "/worker.key"};
   if (ServesGrpc(service.role)) {
     args.insert(args.end(), {"--listen", "127.0.0.1:0", "--address-file",
                              PathOf(dir, service.name, ".addr"), "--data-dir",
                              PathOf(dir, service.name, "")});
   }
-  if (service.role != "coordinator") {
+  if (WorkerRoleOf(service.role).has_value()) {  // registers with it
     args.insert(args.end(),
                 {"--coordinator", coordinator, "--name", service.name});
   }
-  if (service.role == "learner" && options.learner_jobs != 1) {
-    args.insert(args.end(),
-                {"--capacity", absl::StrCat(options.learner_jobs)});
+  if (service.role == LocalRole::kLearner && options.learner_jobs != 1) {
+    args.insert(args.end(), {"--capacity", absl::StrCat(options.learner_jobs)});
   }
-  if (service.role == "actor" || service.role == "reanalyse") {
+  if (Numbered(service.role)) {
     // Each its own games: the seed is mixed with the job id, not the worker.
     args.insert(args.end(), {"--seed", absl::StrCat(options.first_seed +
-                                                          service.instance)});
+                                                    service.instance)});
   }
   return args;
 }
@@ -337,14 +209,14 @@ absl::StatusOr<Started> StartService(const LocalClusterOptions& options,
   RETURN_IF_ERROR(
       WriteFileAtomically(PathOf(dir, service.name, ".metrics"),
                           absl::StrCat("127.0.0.1:", metrics_port, "\n")));
-  ASSIGN_OR_RETURN(const pid_t pid,
-                   Spawn(service.binary,
-                         ServiceArgs(options, service, coordinator,
-                                     metrics_port),
-                         PathOf(dir, service.name, ".log")));
-  if (options.trainer_nice != 0 &&
-      (service.role == "learner" || service.role == "replay" ||
-       service.role == "reanalyse")) {
+  ASSIGN_OR_RETURN(
+      const pid_t pid,
+      SpawnInSession(service.binary,
+                     ServiceArgs(options, service, coordinator, metrics_port),
+                     PathOf(dir, service.name, ".log")));
+  if (options.trainer_nice != 0 && (service.role == LocalRole::kLearner ||
+                                    service.role == LocalRole::kReplay ||
+                                    service.role == LocalRole::kReanalyse)) {
     Renice(pid, options.trainer_nice);
   }
   Started started{service, pid, error ? 0 : log_offset};
@@ -387,7 +259,7 @@ absl::StatusOr<std::string> AwaitHealthy(const LocalClusterOptions& options,
                                                  ") ", how, " before serving; ",
                                                  LogTail(log)));
     }
-    if (started.service.role == kPrometheus) {
+    if (started.service.role == LocalRole::kPrometheus) {
       const std::string address =
           ReadAddressFile(PathOf(options.data_dir, name, ".metrics"))
               .value_or("");
@@ -396,8 +268,8 @@ absl::StatusOr<std::string> AwaitHealthy(const LocalClusterOptions& options,
         port = 0;
       }
       const std::string reply = rpc::LoopbackHttpGet(port, "/-/ready");
-      last_health = absl::StrCat(address, "/-/ready: ",
-                                 reply.substr(0, reply.find('\r')));
+      last_health = absl::StrCat(
+          address, "/-/ready: ", reply.substr(0, reply.find('\r')));
       if (absl::StrContains(last_health, " 200 ")) return address;
     } else if (!ServesGrpc(started.service.role)) {
       last_health = "not registered with the coordinator yet";
@@ -419,57 +291,27 @@ absl::StatusOr<std::string> AwaitHealthy(const LocalClusterOptions& options,
   }
 }
 
-// SIGTERM to every process of `group`, SIGKILL to those still running
-// after `timeout`; one line per service to `out`.
-void StopGroup(const std::vector<std::pair<std::string, int>>& group,
-               absl::Duration timeout, std::ostream& out) {
-  const absl::Time start = absl::Now();
-  for (const auto& [name, pid] : group) kill(pid, SIGTERM);
-  std::vector<std::pair<std::string, int>> running = group;
-  bool killed = false;
-  while (!running.empty()) {
-    auto stopped = std::stable_partition(
-        running.begin(), running.end(), [](const auto& service) {
-          // Our own child (a service `up` is rolling back, or one `solve`
-          // started) runs until we reap it; another's until /proc says so.
-          const pid_t waited = waitpid(service.second, nullptr, WNOHANG);
-          if (waited == service.second) return false;
-          if (waited == 0) return true;
-          return ProcessRuns(service.second, RoleOf(service.first));
-        });
-    for (auto it = stopped; it != running.end(); ++it) {
-      out << "stopped " << it->first << " (pid " << it->second << ") in "
-          << absl::FormatDuration(
-                 absl::Trunc(absl::Now() - start, absl::Milliseconds(10)))
-          << (killed ? " (SIGKILL)" : "") << "\n";
-    }
-    running.erase(stopped, running.end());
-    if (running.empty()) break;
-    if (!killed && absl::Now() - start >= timeout) {
-      for (const auto& [name, pid] : running) kill(pid, SIGKILL);
-      killed = true;
-    }
-    absl::SleepFor(absl::Milliseconds(20));
-  }
-}
-
 // Stops `names` (services of the data dir) in three waves: actors and
 // reanalysers first (they drain their trajectories and targets into a
 // replay that is still up), then learner and replay (checkpoints), then
 // the coordinator; removes their pid and address files.
 void StopServices(const std::string& dir, const std::vector<std::string>& names,
                   absl::Duration timeout, std::ostream& out) {
-  std::vector<std::pair<std::string, int>> waves[3];
+  std::vector<ChildProcess> waves[3];
   for (const std::string& name : names) {
-    const int pid = ReadPid(PathOf(dir, name, ".pid"));
-    const std::string role = RoleOf(name);
-    if (!ProcessRuns(pid, role)) continue;
-    const int wave = role == "coordinator"                     ? 2
-                     : role == "learner" || role == "replay" ? 1
-                                                               : 0;
-    waves[wave].emplace_back(name, pid);
+    const std::optional<LocalRole> role = RoleOfService(name);
+    if (!role) continue;
+    const ChildProcess process{.name = name,
+                               .pid = ReadPidFile(PathOf(dir, name, ".pid")),
+                               .program = ProgramOf(*role)};
+    if (!ProcessRuns(process.pid, process.program)) continue;
+    const int wave =
+        *role == LocalRole::kCoordinator                              ? 2
+        : *role == LocalRole::kLearner || *role == LocalRole::kReplay ? 1
+                                                                      : 0;
+    waves[wave].push_back(process);
   }
-  for (const auto& wave : waves) StopGroup(wave, timeout, out);
+  for (const auto& wave : waves) StopProcesses(wave, timeout, out);
   for (const std::string& name : names) {
     std::remove(PathOf(dir, name, ".pid").c_str());
     std::remove(PathOf(dir, name, ".addr").c_str());
@@ -481,15 +323,12 @@ absl::Status CheckOptions(const LocalClusterOptions& options) {
   if (options.data_dir.empty()) {
     return absl::InvalidArgumentError("--data-dir: empty");
   }
-  for (const std::string& role : options.only) {
-    if (std::find(LocalRoles().begin(), LocalRoles().end(), role) ==
-        LocalRoles().end()) {  // prometheus too: --prometheus starts it
-      return absl::InvalidArgumentError(
-          absl::StrCat("--only: unknown service '", role, "' (",
-                       absl::StrJoin(LocalRoles(), ", "), ")"));
-    }
+  if (options.only.count(LocalRole::kPrometheus) > 0) {
+    return absl::InvalidArgumentError(
+        "--only: prometheus is no service of --only (--prometheus starts it)");
   }
-  if (!options.only.empty() && options.only.count("coordinator") == 0) {
+  if (!options.only.empty() &&
+      options.only.count(LocalRole::kCoordinator) == 0) {
     return absl::InvalidArgumentError(
         "--only: must include coordinator (the others register with it)");
   }
@@ -507,7 +346,7 @@ absl::Status CheckOptions(const LocalClusterOptions& options) {
 // every 5 s, with the alert rules beside it.
 absl::Status WritePrometheusConfig(const std::string& dir,
                                    const std::vector<std::string>& names) {
-  const std::string folder = PathOf(dir, kPrometheus, "");
+  const std::string folder = PathOf(dir, PrometheusName(), "");
   std::error_code error;
   fs::create_directories(folder, error);
   if (error) {
@@ -518,16 +357,20 @@ absl::Status WritePrometheusConfig(const std::string& dir,
   std::string config = absl::StrCat(
       "# Written by `mmapctl local up --prometheus`; rewritten at each up.\n"
       "global:\n  scrape_interval: 5s\n  evaluation_interval: 5s\n"
-      "rule_files:\n  - ", folder, "/rules.yml\n"
+      "rule_files:\n  - ",
+      folder,
+      "/rules.yml\n"
       "scrape_configs:\n  - job_name: mmapzero\n    honor_labels: true\n"
       "    static_configs:\n");
   for (const std::string& name : names) {
     absl::StatusOr<std::string> address =
         ReadAddressFile(PathOf(dir, name, ".metrics"));
     if (!address.ok()) continue;
-    absl::StrAppend(&config, "      - targets: [\"", *address,
-                    "\"]\n        labels: {service: \"", RoleOf(name),
-                    "\", pod: \"", name, "\"}\n");
+    absl::StrAppend(
+        &config, "      - targets: [\"", *address,
+        "\"]\n        labels: {service: \"",
+        RoleName(RoleOfService(name).value_or(LocalRole::kPrometheus)),
+        "\", pod: \"", name, "\"}\n");
   }
   return WriteFileAtomically(folder + "/prometheus.yml", config);
 }
@@ -535,25 +378,26 @@ absl::Status WritePrometheusConfig(const std::string& dir,
 // Starts Prometheus on the started services and waits until it answers
 // /-/ready; returns its web address.
 absl::StatusOr<std::string> StartPrometheus(
-    const LocalClusterOptions& options,
-    const std::vector<std::string>& names, std::ostream& out) {
+    const LocalClusterOptions& options, const std::vector<std::string>& names,
+    std::ostream& out) {
   const std::string& dir = options.data_dir;
   RETURN_IF_ERROR(WritePrometheusConfig(dir, names));
   ASSIGN_OR_RETURN(const int port, FreeLoopbackPort());
   const std::string address = absl::StrCat("127.0.0.1:", port);
-  RETURN_IF_ERROR(WriteFileAtomically(PathOf(dir, kPrometheus, ".metrics"),
+  RETURN_IF_ERROR(WriteFileAtomically(PathOf(dir, PrometheusName(), ".metrics"),
                                       address + "\n"));
-  Started started{.service = {.name = kPrometheus,
-                              .role = kPrometheus,
+  Started started{.service = {.name = PrometheusName(),
+                              .role = LocalRole::kPrometheus,
                               .binary = options.prometheus_binary}};
   ASSIGN_OR_RETURN(
       started.pid,
-      Spawn(options.prometheus_binary,
-            {absl::StrCat("--config.file=", dir, "/prometheus/prometheus.yml"),
-             absl::StrCat("--storage.tsdb.path=", dir, "/prometheus/data"),
-             absl::StrCat("--web.listen-address=", address)},
-            PathOf(dir, kPrometheus, ".log")));
-  RETURN_IF_ERROR(WriteFileAtomically(PathOf(dir, kPrometheus, ".pid"),
+      SpawnInSession(
+          options.prometheus_binary,
+          {absl::StrCat("--config.file=", dir, "/prometheus/prometheus.yml"),
+           absl::StrCat("--storage.tsdb.path=", dir, "/prometheus/data"),
+           absl::StrCat("--web.listen-address=", address)},
+          PathOf(dir, PrometheusName(), ".log")));
+  RETURN_IF_ERROR(WriteFileAtomically(PathOf(dir, PrometheusName(), ".pid"),
                                       absl::StrCat(started.pid, "\n")));
   RETURN_IF_ERROR(AwaitHealthy(options, started).status());
   out << "started prometheus (pid " << started.pid << "): http://" << address
@@ -565,8 +409,8 @@ absl::StatusOr<std::string> StartPrometheus(
 // files of those that do not.
 absl::Status CheckNothingRuns(const std::string& dir) {
   for (const std::string& name : ServicesWithPidFiles(dir)) {
-    const int pid = ReadPid(PathOf(dir, name, ".pid"));
-    if (ProcessRuns(pid, RoleOf(name))) {
+    const int pid = ReadPidFile(PathOf(dir, name, ".pid"));
+    if (ProcessRuns(pid, ProgramOf(*RoleOfService(name)))) {
       return absl::AlreadyExistsError(absl::StrCat(
           "a local cluster already runs in ", dir, " (", name, ", pid ", pid,
           "); `mmapctl local down --data-dir ", dir, "` first"));
@@ -579,12 +423,6 @@ absl::Status CheckNothingRuns(const std::string& dir) {
 }
 
 }  // namespace
-
-const std::vector<std::string>& LocalRoles() {
-  static const auto* roles = new std::vector<std::string>{
-      "coordinator", "replay", "learner", "actor", "reanalyse"};
-  return *roles;
-}
 
 absl::StatusOr<std::string> ExecutableDir() {
   std::error_code error;
@@ -638,7 +476,7 @@ absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out) {
         StartService(options, service, coordinator);
     if (!started.ok()) return roll_back(started.status());
     started_names.push_back(service.name);
-    if (service.role != "coordinator") {
+    if (service.role != LocalRole::kCoordinator) {
       waiting.push_back(*std::move(started));
       continue;
     }
@@ -647,8 +485,8 @@ absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out) {
     coordinator = *address;
     out << "started coordinator (pid " << started->pid << ") at " << coordinator
         << "\n";
-    if (absl::StatusOr<std::string> metrics = ReadAddressFile(
-            PathOf(options.data_dir, service.name, ".metrics"));
+    if (absl::StatusOr<std::string> metrics =
+            ReadAddressFile(PathOf(options.data_dir, service.name, ".metrics"));
         metrics.ok()) {
       out << "dashboard: http://" << *metrics << "/ (metrics: /metrics)\n";
     }
@@ -662,7 +500,7 @@ absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out) {
   }
   if (!options.prometheus_binary.empty()) {
     const std::vector<std::string> scraped = started_names;
-    started_names.push_back(kPrometheus);
+    started_names.push_back(PrometheusName());
     absl::StatusOr<std::string> prometheus =
         StartPrometheus(options, scraped, out);
     if (!prometheus.ok()) return roll_back(prometheus.status());
@@ -689,15 +527,16 @@ std::vector<LocalService> LocalStatus(const std::string& data_dir,
   for (const std::string& name : ServicesWithPidFiles(data_dir)) {
     LocalService service;
     service.name = name;
-    service.pid = ReadPid(PathOf(data_dir, name, ".pid"));
-    service.alive = ProcessRuns(service.pid, RoleOf(name));
+    const LocalRole role = *RoleOfService(name);
+    service.pid = ReadPidFile(PathOf(data_dir, name, ".pid"));
+    service.alive = ProcessRuns(service.pid, ProgramOf(role));
     absl::StatusOr<std::string> address =
         ReadAddressFile(PathOf(data_dir, name, ".addr"));
     if (address.ok()) service.address = *address;
     absl::StatusOr<std::string> metrics =
         ReadAddressFile(PathOf(data_dir, name, ".metrics"));
     if (metrics.ok()) service.metrics_address = *metrics;
-    service.serves_grpc = ServesGrpc(RoleOf(name));
+    service.serves_grpc = ServesGrpc(role);
     service.health = "-";
     services.push_back(std::move(service));
   }

@@ -28,6 +28,9 @@
 // exits or is not ready within the timeout, `up` stops what it started and
 // fails with the last lines of that service's log. `down` stops workers
 // first (SIGTERM, SIGKILL after the stop timeout), then the coordinator.
+// This file is the cluster's plan and its start and stop order; the roles
+// are local_role.h's, and starting, renicing, recognising and stopping a
+// process is child_process.h's.
 #ifndef MMAPZERO_CLI_LOCAL_CLUSTER_H_
 #define MMAPZERO_CLI_LOCAL_CLUSTER_H_
 
@@ -40,11 +43,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "cli/local_role.h"
 
 namespace mmapzero::cli {
-
-// The roles, in start order.
-const std::vector<std::string>& LocalRoles();
 
 struct LocalClusterOptions {
   std::string data_dir;
@@ -58,7 +59,7 @@ struct LocalClusterOptions {
   // solutions, then get a core of their own and the services that train
   // share the rest, as the in-process solver's threads do.
   int trainer_nice = 10;
-  std::set<std::string> only;  // roles to start; empty: every role
+  std::set<LocalRole> only;  // roles to start; empty: every role
   // Also start Prometheus (Debian's `prometheus` at this path) scraping
   // every service's metrics port every 5 s with deploy/prometheus's alert
   // rules, its web UI on a free loopback port; "" for none.

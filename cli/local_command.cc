@@ -11,10 +11,13 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
@@ -46,9 +49,8 @@ absl::StatusOr<int> GetCount(const CommandLine& line, const std::string& flag,
 // The first executable `name` in $PATH's folders; "" when none.
 std::string ProgramOnPath(const std::string& name) {
   const char* path = std::getenv("PATH");
-  for (const absl::string_view dir :
-       absl::StrSplit(path != nullptr ? path : "/usr/bin:/bin", ':',
-                      absl::SkipEmpty())) {
+  for (const absl::string_view dir : absl::StrSplit(
+           path != nullptr ? path : "/usr/bin:/bin", ':', absl::SkipEmpty())) {
     const std::string candidate = absl::StrCat(dir, "/", name);
     if (access(candidate.c_str(), X_OK) == 0) return candidate;
   }
@@ -65,9 +67,19 @@ absl::StatusOr<LocalClusterOptions> OptionsFrom(const CommandLine& line) {
     return absl::InvalidArgumentError("--learner-jobs: must be >= 1, got 0");
   }
   if (line.Has("only")) {
-    for (const absl::string_view role :
+    for (const absl::string_view name :
          absl::StrSplit(line.GetString("only", ""), ',', absl::SkipEmpty())) {
-      options.only.insert(std::string(role));
+      const std::optional<LocalRole> role = RoleNamed(name);
+      if (!role || *role == LocalRole::kPrometheus) {
+        std::vector<std::string> names;
+        for (const LocalRole known : LocalRoles()) {
+          names.push_back(RoleName(known));
+        }
+        return absl::InvalidArgumentError(
+            absl::StrCat("--only: unknown service '", name, "' (",
+                         absl::StrJoin(names, ", "), ")"));
+      }
+      options.only.insert(*role);
     }
   }
   if (line.Has("bin-dir")) {

@@ -101,7 +101,7 @@ class RealBinariesBadInputTest : public ::testing::Test {
     ASSERT_NE(mkdtemp(dir.data()), nullptr) << "mkdtemp " << dir;
     options_.data_dir = dir;
     options_.bin_dir = kBinDir;
-    options_.only = {"coordinator", "replay"};
+    options_.only = {cli::LocalRole::kCoordinator, cli::LocalRole::kReplay};
     std::ostringstream log;
     const absl::Status up = cli::LocalUp(options_, log);
     started_ = up.ok();
