@@ -69,12 +69,18 @@ void PrintSolutionSummary(const game::Program& program, const Solution& solution
                          "%.4fx)\n",
                          solution.latency_us(), all_slow, speedup);
   out << absl::StrFormat("drop-backups       %d\n", solution.drop_backups());
-  out << absl::StrFormat("wall time          %.3f s", solution.solver().wall_seconds());
-  if (const auto start = solution.solver().settings().find("cluster_start_seconds");
-      start != solution.solver().settings().end()) {
-    out << " (the cluster took " << start->second << " s to start, besides)";
+  // A game of a job carries no wall time of its own (`best` says when it
+  // was found instead): no line rather than "0.000 s".
+  if (solution.solver().wall_seconds() > 0) {
+    out << absl::StrFormat("wall time          %.3f s",
+                           solution.solver().wall_seconds());
+    if (const auto start =
+            solution.solver().settings().find("cluster_start_seconds");
+        start != solution.solver().settings().end()) {
+      out << " (the cluster took " << start->second << " s to start, besides)";
+    }
+    out << "\n";
   }
-  out << "\n";
   if (bound != nullptr) {
     out << absl::StrFormat(
         "bound              %s %.4f (%s); at most %.4f below the optimum\n",
