@@ -22,12 +22,12 @@ Demonstrations::Demonstrations(std::shared_ptr<const game::Program> program,
                       config_.training().batch_size()))),
       kept_(agent::kDemonstrationsKept, seed) {}
 
-bool Demonstrations::Offer(const Solution& solution) {
+bool Demonstrations::Offer(Solution solution) {
   const double offered = solution.normalised_return();
   const bool better = offered_.Update([&](Offered& offer) {
     if (offered <= offer.best) return false;
     offer.best = offered;
-    offer.waiting = solution;
+    offer.waiting = std::move(solution);
     return true;
   });
   if (better) {

@@ -72,7 +72,7 @@ class Demonstrations {
 
   // Thread-safe. True when `solution` beats every solution offered before
   // (it now waits as the next demonstration).
-  bool Offer(const Solution& solution);
+  bool Offer(Solution solution);
 
   // Training thread: replays the waiting solution when one waits and
   // `learner_step` is due (see above); what happened, or nothing.
