@@ -3,11 +3,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 
 namespace mmapzero::actor {
 
-absl::StatusOr<std::unique_ptr<ActorWorker>> ActorWorker::Start(
-    const ActorWorkerOptions& options) {
+absl::Status CheckActorWorkerOptions(const ActorWorkerOptions& options) {
   if (options.capacity < 1 || options.capacity > 1024) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--capacity: must be in [1, 1024], got ", options.capacity));
@@ -21,6 +21,12 @@ absl::StatusOr<std::unique_ptr<ActorWorker>> ActorWorker::Start(
         absl::StrCat("--max-queued-trajectories: must be >= 1, got ",
                      options.max_queued_trajectories));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<ActorWorker>> ActorWorker::Start(
+    const ActorWorkerOptions& options) {
+  RETURN_IF_ERROR(CheckActorWorkerOptions(options));
   std::unique_ptr<ActorWorker> worker(new ActorWorker());
   absl::StatusOr<std::unique_ptr<rpc::WorkerSession>> session =
       rpc::WorkerSession::Start(

@@ -24,8 +24,8 @@
 #include "absl/time/time.h"
 #include "actor/actor_job.h"
 #include "actor/actor_metrics.h"
-#include "worker/job_supervisor.h"
 #include "common/rpc/worker_session.h"
+#include "worker/job_supervisor.h"
 
 namespace mmapzero::actor {
 
@@ -39,7 +39,13 @@ struct ActorWorkerOptions {
   int trajectory_batch = 8;           // per InsertTrajectories
   int max_queued_trajectories = 256;  // per job; the oldest are dropped
   ActorMetrics* metrics = nullptr;    // not owned; may be null
+
+  bool operator==(const ActorWorkerOptions&) const = default;
 };
+
+// What Start checks before it starts anything, each error naming its
+// flag; the service checks its config with it too.
+absl::Status CheckActorWorkerOptions(const ActorWorkerOptions& options);
 
 class ActorWorker {
  public:
@@ -60,7 +66,8 @@ class ActorWorker {
   ActorWorker() = default;
 
   std::unique_ptr<rpc::WorkerSession> session_;
-  std::unique_ptr<worker::JobSupervisor> supervisor_;  // after session_: goes first
+  std::unique_ptr<worker::JobSupervisor>
+      supervisor_;  // after session_: goes first
 };
 
 }  // namespace mmapzero::actor

@@ -30,6 +30,7 @@
 #include "cli/alert_rules.h"
 #include "cli/child_process.h"
 #include "cli/health_check.h"
+#include "cli/service_configs.h"
 #include "common/base/address_file.h"
 #include "common/base/atomic_file.h"
 #include "common/base/status_macros.h"
@@ -160,6 +161,30 @@ absl::StatusOr<int> FreeLoopbackPort() {
   return ntohs(address.sin_port);
 }
 
+// DATA_DIR/config/<role>.json: the file the role's service reads.
+std::string ServiceConfigPath(const std::string& data_dir, LocalRole role) {
+  return absl::StrCat(data_dir, "/config/", RoleName(role), ".json");
+}
+
+// The built-in config file of every planned role (service_configs.h),
+// written afresh at each `up`, so that the cluster runs with the files of
+// this mmapctl's version.
+absl::Status WriteServiceConfigs(const std::string& data_dir,
+                                 const std::vector<Planned>& plan) {
+  std::error_code error;
+  fs::create_directories(data_dir + "/config", error);
+  if (error) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(data_dir, "/config: ", error.message()));
+  }
+  for (const Planned& service : plan) {
+    RETURN_IF_ERROR(
+        WriteFileAtomically(ServiceConfigPath(data_dir, service.role),
+                            ServiceConfigJson(service.role)));
+  }
+  return absl::OkStatus();
+}
+
 std::vector<std::string> ServiceArgs(const LocalClusterOptions& options,
                                      const Planned& service,
                                      const std::string& coordinator,
@@ -167,10 +192,12 @@ std::vector<std::string> ServiceArgs(const LocalClusterOptions& options,
   const std::string& dir = options.data_dir;
   const std::string tls = LocalCertificateDir(dir);
   // Every service is a worker under the cluster's own CA (mutual TLS).
-  std::vector<std::string> args = {"--metrics-port", absl::StrCat(metrics_port),
-                                   "--tls-ca",       tls + "/ca.pem",
-                                   "--tls-cert",     tls + "/worker.pem",
-                                   "--tls-key",      tls + "/worker.key"};
+  std::vector<std::string> args = {
+      "--config",       ServiceConfigPath(dir, service.role),
+      "--metrics-port", absl::StrCat(metrics_port),
+      "--tls-ca",       tls + "/ca.pem",
+      "--tls-cert",     tls + "/worker.pem",
+      "--tls-key",      tls + "/worker.key"};
   if (ServesGrpc(service.role)) {
     args.insert(args.end(), {"--listen", "127.0.0.1:0", "--address-file",
                              PathOf(dir, service.name, ".addr"), "--data-dir",
@@ -462,6 +489,7 @@ absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out) {
                    rpc::SecurityFromCertificateDir(tls, "client"));
   rpc::SetProcessTransportSecurity(std::move(client));
   RETURN_IF_ERROR(CheckNothingRuns(options.data_dir));
+  RETURN_IF_ERROR(WriteServiceConfigs(options.data_dir, plan));
 
   std::vector<std::string> started_names;
   const auto roll_back = [&](const absl::Status& status) {

@@ -7,8 +7,11 @@
 // <data dir>/<service>.log, its pid to <data dir>/<service>.pid, its own
 // files to <data dir>/<service>/.
 //
-// Every service also gets --tls-ca, --tls-cert and --tls-key of the
-// worker certificate in LocalCertificateDir (below).
+// Every service also gets --config DATA_DIR/config/<role>.json, the
+// built-in config file of its role (service_configs.h: the files a
+// Kubernetes cluster's ConfigMap holds, written afresh at each `up`), and
+// --tls-ca, --tls-cert and --tls-key of the worker certificate in
+// LocalCertificateDir (below).
 //
 // Services, in start order: coordinator, replay, learner, actor-0..N-1,
 // reanalyse-0..M-1; binaries mmapzero-<role> from one folder (by default
@@ -52,12 +55,12 @@ struct LocalClusterOptions {
   std::string bin_dir;  // where mmapzero-<role> binaries are
   int actors = 1;
   int reanalysers = 1;
-  int learner_jobs = 1;  // jobs the learner trains at once (its --capacity)
+  int learner_jobs = 1;     // jobs the learner trains at once (its --capacity)
   uint64_t first_seed = 1;  // worker I of a role gets --seed first_seed+I
   // How much nicer than mmapctl the learner, replay and reanalyse workers
-  // run (0: as mmapctl). On a machine with few cores the actors, whose games are the job's
-  // solutions, then get a core of their own and the services that train
-  // share the rest, as the in-process solver's threads do.
+  // run (0: as mmapctl). On a machine with few cores the actors, whose games
+  // are the job's solutions, then get a core of their own and the services that
+  // train share the rest, as the in-process solver's threads do.
   int trainer_nice = 10;
   std::set<LocalRole> only;  // roles to start; empty: every role
   // Also start Prometheus (Debian's `prometheus` at this path) scraping
@@ -70,10 +73,10 @@ struct LocalClusterOptions {
 
 // One service of a local cluster, as `status` sees it.
 struct LocalService {
-  std::string name;          // "coordinator", "actor-0"
-  int pid = 0;               // from <name>.pid
-  bool alive = false;        // that pid runs mmapzero-<role>
-  std::string address;       // from <name>.addr; "" when absent
+  std::string name;     // "coordinator", "actor-0"
+  int pid = 0;          // from <name>.pid
+  bool alive = false;   // that pid runs mmapzero-<role>
+  std::string address;  // from <name>.addr; "" when absent
   // From <name>.metrics: the HTTP port of /metrics and /healthz (and, for
   // the coordinator, the dashboard "/"); "" when absent.
   std::string metrics_address;

@@ -59,6 +59,18 @@ struct CoordinatorOptions {
   // Lease expiry, budgets and timestamps read this clock. Test seam: a
   // fake clock makes leases expire without waiting. Default absl::Now.
   std::function<absl::Time()> clock;
+
+  // Every option but the clock (a test seam functions cannot compare).
+  bool operator==(const CoordinatorOptions& other) const {
+    return data_dir == other.data_dir &&
+           heartbeat_interval == other.heartbeat_interval &&
+           lease_ttl == other.lease_ttl &&
+           max_running_jobs == other.max_running_jobs &&
+           lease_rotation == other.lease_rotation &&
+           seed_solver == other.seed_solver &&
+           heuristic_budget == other.heuristic_budget &&
+           max_seed_solves == other.max_seed_solves;
+  }
 };
 
 // A job's workload serialised, as WorkerService.FetchWorkload streams it.

@@ -9,11 +9,14 @@
 namespace mmapzero::coordinator {
 namespace {
 
-absl::Status NonNegative(const char* field, int64_t value) {
-  if (value >= 0) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat("config field ", field, ": must be >= 0, got ", value));
+absl::Status InRange(const char* flag, int64_t value, int64_t low, int64_t high,
+                     const char* note = "") {
+  if (value >= low && value <= high) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      flag, ": must be ", low, " to ", high, note, ", got ", value));
 }
+
+constexpr int64_t kDay = int64_t{24} * 3600 * 1000;  // ms
 
 }  // namespace
 
@@ -24,52 +27,51 @@ absl::StatusOr<CoordinatorConfig> LoadCoordinatorConfig(
   return config;
 }
 
-CoordinatorConfig WithDefaults(CoordinatorConfig config) {
-  if (config.listen().empty()) config.set_listen("127.0.0.1:7070");
-  if (config.heartbeat_interval_ms() == 0) {
-    config.set_heartbeat_interval_ms(2000);
-  }
-  if (config.lease_ttl_ms() == 0) config.set_lease_ttl_ms(10000);
-  if (config.heuristic_budget_ms() == 0) config.set_heuristic_budget_ms(10000);
-  if (config.tick_interval_ms() == 0) config.set_tick_interval_ms(1000);
-  if (config.max_seed_solves() == 0) config.set_max_seed_solves(2);
-  if (config.lease_rotation_ms() == 0) config.set_lease_rotation_ms(60000);
+CoordinatorConfig WithDefaults(CoordinatorConfig given) {
+  CoordinatorConfig config;
+  config.set_listen("127.0.0.1:7070");
+  config.set_metrics_port(0);
+  config.set_heartbeat_interval_ms(2000);
+  config.set_lease_ttl_ms(10000);
+  config.set_max_running_jobs(0);
+  config.set_heuristic_budget_ms(10000);
+  config.set_tick_interval_ms(1000);
+  config.set_max_seed_solves(2);
+  config.set_lease_rotation_ms(60000);
+  config.MergeFrom(given);
   return config;
 }
 
-absl::StatusOr<CoordinatorServerOptions> ServerOptionsFromConfig(
+absl::StatusOr<CoordinatorServiceSettings> CoordinatorSettingsFromConfig(
     const CoordinatorConfig& given) {
   const CoordinatorConfig config = WithDefaults(given);
-  RETURN_IF_ERROR(NonNegative("metrics_port", config.metrics_port()));
+  if (config.data_dir().empty()) {
+    return absl::InvalidArgumentError("--data-dir is required");
+  }
   RETURN_IF_ERROR(
-      NonNegative("heartbeat_interval_ms", config.heartbeat_interval_ms()));
-  RETURN_IF_ERROR(NonNegative("lease_ttl_ms", config.lease_ttl_ms()));
-  RETURN_IF_ERROR(NonNegative("max_running_jobs", config.max_running_jobs()));
+      InRange("--metrics-port", config.metrics_port(), 0, 65535, " (0: off)"));
+  RETURN_IF_ERROR(InRange("--heartbeat-interval-ms",
+                          config.heartbeat_interval_ms(), 1, kDay));
+  RETURN_IF_ERROR(InRange("--lease-ttl-ms", config.lease_ttl_ms(),
+                          config.heartbeat_interval_ms() + 1, kDay,
+                          " (more than the heartbeat interval)"));
+  RETURN_IF_ERROR(InRange("--max-running-jobs", config.max_running_jobs(), 0,
+                          1 << 20, " (0: no limit)"));
   RETURN_IF_ERROR(
-      NonNegative("heuristic_budget_ms", config.heuristic_budget_ms()));
-  RETURN_IF_ERROR(NonNegative("tick_interval_ms", config.tick_interval_ms()));
-  if (config.lease_rotation_ms() < -1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "config field lease_rotation_ms: must be >= 0, or -1 for never, got ",
-        config.lease_rotation_ms()));
-  }
-  if (config.max_seed_solves() < 1 || config.max_seed_solves() > 1024) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("config field max_seed_solves: must be 1 to 1024, got ",
-                     config.max_seed_solves()));
-  }
-  if (config.metrics_port() > 65535) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("config field metrics_port: must be <= 65535, got ",
-                     config.metrics_port()));
-  }
-  CoordinatorServerOptions options;
+      InRange("--heuristic-budget-ms", config.heuristic_budget_ms(), 1, kDay));
+  RETURN_IF_ERROR(
+      InRange("--tick-interval-ms", config.tick_interval_ms(), 1, 60000));
+  RETURN_IF_ERROR(InRange("--lease-rotation-ms", config.lease_rotation_ms(), -1,
+                          kDay, " (-1: never)"));
+  RETURN_IF_ERROR(
+      InRange("--max-seed-solves", config.max_seed_solves(), 1, 1024));
+  CoordinatorServiceSettings settings;
+  settings.address_file = config.address_file();
+  CoordinatorServerOptions& options = settings.server;
   options.listen = config.listen();
-  if (config.metrics_port() > 0) {
-    // /metrics on the host the gRPC server listens on.
-    options.metrics_listen = rpc::MetricsListenAddress(
-        ListenHost(options.listen), config.metrics_port());
-  }
+  // /metrics on the host the gRPC server listens on.
+  options.metrics_listen = rpc::MetricsListenAddress(ListenHost(options.listen),
+                                                     config.metrics_port());
   options.tick_interval = absl::Milliseconds(config.tick_interval_ms());
   CoordinatorOptions& c = options.coordinator;
   c.data_dir = config.data_dir();
@@ -81,7 +83,7 @@ absl::StatusOr<CoordinatorServerOptions> ServerOptionsFromConfig(
                          : absl::Milliseconds(config.lease_rotation_ms());
   c.heuristic_budget = absl::Milliseconds(config.heuristic_budget_ms());
   c.max_seed_solves = config.max_seed_solves();
-  return options;
+  return settings;
 }
 
 }  // namespace mmapzero::coordinator

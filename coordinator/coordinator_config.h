@@ -1,6 +1,8 @@
-// The coordinator's configuration as data (proto/coordinator_config.proto):
-// read from a JSON file, fields left 0 or empty take their defaults, and
-// main prints the result (common/workload/proto_io.h ToJson) at start.
+// The coordinator's configuration as data (proto/coordinator_config.proto)
+// and the one place its values are checked: read from a JSON file, flags
+// over its fields (common/service/service_config.h), the defaults of the
+// fields left unset, and the server options they make. main prints the
+// effective config at start.
 #ifndef MMAPZERO_COORDINATOR_COORDINATOR_CONFIG_H_
 #define MMAPZERO_COORDINATOR_COORDINATOR_CONFIG_H_
 
@@ -12,20 +14,29 @@
 
 namespace mmapzero::coordinator {
 
+// What the service starts from.
+struct CoordinatorServiceSettings {
+  CoordinatorServerOptions server;
+  std::string address_file;  // "": none
+
+  bool operator==(const CoordinatorServiceSettings&) const = default;
+};
+
 // ReadProtoFile (JSON or binary); errors name the file and field.
 absl::StatusOr<CoordinatorConfig> LoadCoordinatorConfig(
     const std::string& path);
 
-// `config` with the defaults in every field left 0 or empty that has one:
-// listen 127.0.0.1:7070 (loopback; 0.0.0.0:7070 to serve other hosts),
-// heartbeat 2 s, lease TTL 10 s, heuristic 10 s,
-// tick 1 s. (metrics_port and max_running_jobs mean "off" at 0.)
-CoordinatorConfig WithDefaults(CoordinatorConfig config);
+// `given` over the defaults of the fields it leaves unset: listen
+// 127.0.0.1:7070 (loopback; 0.0.0.0:7070 to serve other hosts), no
+// metrics (port 0), heartbeat 2 s, lease TTL 10 s, no limit on running
+// jobs, heuristic 10 s, tick 1 s, 2 seed solves at once, lease rotation
+// 60 s.
+CoordinatorConfig WithDefaults(CoordinatorConfig given);
 
-// Server options from WithDefaults(config); InvalidArgument naming a
-// negative or out-of-range field. metrics_port > 0 serves metrics on the
-// listen address's host, port metrics_port.
-absl::StatusOr<CoordinatorServerOptions> ServerOptionsFromConfig(
+// The settings of an effective config (WithDefaults); InvalidArgument
+// naming the flag of a missing or out-of-range field. metrics_port > 0
+// serves metrics on the listen address's host, port metrics_port.
+absl::StatusOr<CoordinatorServiceSettings> CoordinatorSettingsFromConfig(
     const CoordinatorConfig& config);
 
 }  // namespace mmapzero::coordinator

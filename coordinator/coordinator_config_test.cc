@@ -1,7 +1,9 @@
-// The coordinator's config file: defaults for what it leaves out, fields
-// carried into the server options, bad values named.
+// The coordinator's config: defaults for what it leaves out, fields
+// carried into the server options, bad values named, every field read or
+// refused.
 #include "coordinator/coordinator_config.h"
 
+#include "common/service/config_field_coverage.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -22,17 +24,32 @@ TEST(CoordinatorConfigTest, EmptyConfigGetsTheDefaults) {
   EXPECT_EQ(config.metrics_port(), 0);  // off
 }
 
+TEST(CoordinatorConfigTest, AnExplicitZeroIsAValueNotTheDefault) {
+  CoordinatorConfig config;
+  config.set_data_dir("/data");
+  config.set_heartbeat_interval_ms(0);
+  EXPECT_EQ(WithDefaults(config).heartbeat_interval_ms(), 0);
+  const absl::Status status = CoordinatorSettingsFromConfig(config).status();
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("--heartbeat-interval-ms"));
+  config.clear_heartbeat_interval_ms();
+  EXPECT_TRUE(CoordinatorSettingsFromConfig(config).ok());
+}
+
 TEST(CoordinatorConfigTest, LeaseRotationMinusOneTurnsItOff) {
   CoordinatorConfig config;
-  EXPECT_EQ(ServerOptionsFromConfig(config)->coordinator.lease_rotation,
-            absl::Seconds(60));
+  config.set_data_dir("/data");
+  EXPECT_EQ(
+      CoordinatorSettingsFromConfig(config)->server.coordinator.lease_rotation,
+      absl::Seconds(60));
   config.set_lease_rotation_ms(-1);
-  EXPECT_EQ(ServerOptionsFromConfig(config)->coordinator.lease_rotation,
-            absl::ZeroDuration());
+  EXPECT_EQ(
+      CoordinatorSettingsFromConfig(config)->server.coordinator.lease_rotation,
+      absl::ZeroDuration());
   config.set_lease_rotation_ms(-2);
-  const absl::Status status = ServerOptionsFromConfig(config).status();
+  const absl::Status status = CoordinatorSettingsFromConfig(config).status();
   EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
-  EXPECT_THAT(std::string(status.message()), HasSubstr("lease_rotation_ms"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("--lease-rotation-ms"));
 }
 
 TEST(CoordinatorConfigTest, FieldsBecomeServerOptions) {
@@ -43,30 +60,39 @@ TEST(CoordinatorConfigTest, FieldsBecomeServerOptions) {
   config.set_lease_ttl_ms(30000);
   config.set_max_running_jobs(4);
   config.set_max_seed_solves(3);
-  const auto options = ServerOptionsFromConfig(config);
+  const auto options = CoordinatorSettingsFromConfig(config);
   ASSERT_TRUE(options.ok()) << options.status();
-  EXPECT_EQ(options->listen, "127.0.0.1:9000");
-  EXPECT_EQ(options->metrics_listen, "127.0.0.1:9090");
-  EXPECT_EQ(options->coordinator.data_dir, "/data");
-  EXPECT_EQ(options->coordinator.lease_ttl, absl::Seconds(30));
-  EXPECT_EQ(options->coordinator.heartbeat_interval, absl::Seconds(2));
-  EXPECT_EQ(options->coordinator.max_running_jobs, 4);
-  EXPECT_EQ(options->coordinator.max_seed_solves, 3);
+  EXPECT_EQ(options->server.listen, "127.0.0.1:9000");
+  EXPECT_EQ(options->server.metrics_listen, "127.0.0.1:9090");
+  EXPECT_EQ(options->server.coordinator.data_dir, "/data");
+  EXPECT_EQ(options->server.coordinator.lease_ttl, absl::Seconds(30));
+  EXPECT_EQ(options->server.coordinator.heartbeat_interval, absl::Seconds(2));
+  EXPECT_EQ(options->server.coordinator.max_running_jobs, 4);
+  EXPECT_EQ(options->server.coordinator.max_seed_solves, 3);
 }
 
 TEST(CoordinatorConfigTest, NegativeFieldIsNamed) {
   CoordinatorConfig config;
+  config.set_data_dir("/data");
   config.set_lease_ttl_ms(-5);
-  const absl::Status status = ServerOptionsFromConfig(config).status();
+  const absl::Status status = CoordinatorSettingsFromConfig(config).status();
   EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
-  EXPECT_THAT(std::string(status.message()), HasSubstr("lease_ttl_ms"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("--lease-ttl-ms"));
   EXPECT_THAT(std::string(status.message()), HasSubstr("-5"));
-  config = CoordinatorConfig();
+  config.clear_lease_ttl_ms();
   config.set_max_seed_solves(5000);
-  const absl::Status slots = ServerOptionsFromConfig(config).status();
+  const absl::Status slots = CoordinatorSettingsFromConfig(config).status();
   EXPECT_TRUE(absl::IsInvalidArgument(slots)) << slots;
-  EXPECT_THAT(std::string(slots.message()), HasSubstr("max_seed_solves"));
+  EXPECT_THAT(std::string(slots.message()), HasSubstr("--max-seed-solves"));
   EXPECT_THAT(std::string(slots.message()), HasSubstr("5000"));
+}
+
+TEST(CoordinatorConfigTest, EveryFieldIsReadOrRefused) {
+  CoordinatorConfig baseline;
+  baseline.set_data_dir("/data");
+  service::ExpectEveryFieldReadOrRefused<CoordinatorConfig,
+                                         CoordinatorServiceSettings>(
+      baseline, &WithDefaults, &CoordinatorSettingsFromConfig);
 }
 
 }  // namespace

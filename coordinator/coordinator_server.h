@@ -34,11 +34,13 @@ namespace mmapzero::coordinator {
 
 struct CoordinatorServerOptions {
   std::string listen = "127.0.0.1:7070";  // "127.0.0.1:0": a free port
-  std::string metrics_listen;           // "": no metrics endpoint
+  std::string metrics_listen;             // "": no metrics endpoint
   absl::Duration tick_interval = absl::Seconds(1);
   int max_message_bytes = rpc::kMaxMessageBytes;
   JobWatchOptions watch;
   CoordinatorOptions coordinator;
+
+  bool operator==(const CoordinatorServerOptions&) const = default;
 };
 
 class CoordinatorServer {

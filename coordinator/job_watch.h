@@ -20,6 +20,8 @@ struct JobWatchOptions {
   absl::Duration min_interval = absl::Milliseconds(200);
   // How often a quiet watch checks whether its client is still there.
   absl::Duration poll = absl::Seconds(1);
+
+  bool operator==(const JobWatchOptions&) const = default;
 };
 
 class JobWatch {

@@ -65,6 +65,8 @@ struct LearnerWorkerOptions {
   // How often each job's step goes into the next heartbeat.
   absl::Duration poll_interval = absl::Milliseconds(200);
   torch::Device device = torch::kCPU;
+
+  bool operator==(const LearnerWorkerOptions&) const = default;
 };
 
 // <data_dir>/learner/<job id>-<job uid>: the folder of one job's

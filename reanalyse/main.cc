@@ -1,13 +1,15 @@
 // mmapzero-reanalyse: the reanalyse worker service (reanalyse_worker.h).
 //   mmapzero-reanalyse --coordinator HOST:PORT [--capacity N] [--name NAME]
 //       [--metrics-port 9092] [--trajectories-per-round 4] [--seed S]
-// It serves no gRPC itself: it finds its jobs, their replay servers and
-// learners through the coordinator (the flags all such workers share:
-// common/rpc/worker_flags.h). SIGTERM or SIGINT: every job ends after its
-// current round, heartbeats stop.
+//       [--config reanalyse.json] [--print-config]
+// Its config is a ReanalyseServiceConfig (reanalyse_service_config.h). It
+// serves no gRPC itself: it finds its jobs, their replay servers and
+// learners through the coordinator. SIGTERM or SIGINT: every job ends
+// after its current round, heartbeats stop.
 #include <torch/torch.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -15,45 +17,33 @@
 #include "common/base/status_macros.h"
 #include "common/model/compute_threads.h"
 #include "common/rpc/log_line.h"
-#include "common/rpc/service_main.h"
-#include "common/rpc/worker_flags.h"
+#include "common/service/service_main.h"
+#include "common/service/worker_identity.h"
 #include "reanalyse/reanalyse_metrics.h"
-#include "reanalyse/reanalyse_worker.h"
+#include "reanalyse/reanalyse_service_config.h"
 
-constexpr int kDefaultMetricsPort = 9092;
-constexpr char kUsage[] =
-    "the mmapzero reanalyse worker.\n"
-    "  mmapzero-reanalyse --coordinator HOST:PORT [--capacity N] "
-    "[--metrics-port N] [--name NAME]";
-
-ABSL_FLAG(uint64_t, seed, 1, "search seed");
-ABSL_FLAG(int, trajectories_per_round, 4,
+ABSL_FLAG(std::optional<int>, trajectories_per_round, std::nullopt,
           "trajectories per SampleForReanalyse");
 
 namespace mmapzero::reanalyse {
 namespace {
 
-absl::Status CheckFlags() {
-  return rpc::WorkerFlagsFromCommandLine("reanalyse", kDefaultMetricsPort).status();
+absl::Status Check(const ReanalyseServiceConfig& config) {
+  return ReanalyseSettingsFromConfig(config).status();
 }
 
-absl::StatusOr<rpc::StopService> Start() {
-  ASSIGN_OR_RETURN(
-      const rpc::WorkerFlags flags,
-      rpc::WorkerFlagsFromCommandLine("reanalyse", kDefaultMetricsPort));
-  model::SetComputeThreads(flags.threads);
+absl::StatusOr<service::StopService> Start(
+    const ReanalyseServiceConfig& config) {
+  ASSIGN_OR_RETURN(ReanalyseServiceSettings settings,
+                   ReanalyseSettingsFromConfig(config));
+  model::SetComputeThreads(settings.torch_threads);
   ASSIGN_OR_RETURN(std::unique_ptr<ReanalyseMetrics> metrics,
-                   ReanalyseMetrics::Start(flags.metrics_listen));
-  ASSIGN_OR_RETURN(
-      std::unique_ptr<ReanalyseWorker> worker,
-      ReanalyseWorker::Start({.coordinator = flags.coordinator,
-                              .name = flags.name,
-                              .capacity = flags.capacity,
-                              .seed = absl::GetFlag(FLAGS_seed),
-                              .trajectories_per_round =
-                                  absl::GetFlag(FLAGS_trajectories_per_round),
-                              .metrics = metrics.get()}));
-  rpc::LogWorkerStarted(flags, metrics->port());
+                   ReanalyseMetrics::Start(settings.metrics_listen));
+  settings.worker.metrics = metrics.get();
+  ASSIGN_OR_RETURN(std::unique_ptr<ReanalyseWorker> worker,
+                   ReanalyseWorker::Start(settings.worker));
+  service::LogWorkerStarted(settings.worker.coordinator,
+                            settings.worker.capacity, metrics->port());
   return [metrics = std::move(metrics), worker = std::move(worker)]() mutable {
     worker->Shutdown();
     rpc::LogLine("info", "stopped");
@@ -65,7 +55,13 @@ absl::StatusOr<rpc::StopService> Start() {
 }  // namespace mmapzero::reanalyse
 
 int main(int argc, char** argv) {
-  return mmapzero::rpc::RunServiceMain(argc, argv, "reanalyse", kUsage,
-                                       &mmapzero::reanalyse::CheckFlags,
-                                       &mmapzero::reanalyse::Start);
+  return mmapzero::service::RunServiceMain<mmapzero::ReanalyseServiceConfig>(
+      argc, argv,
+      {.component = "reanalyse",
+       .usage = "the mmapzero reanalyse worker.\n  mmapzero-reanalyse "
+                "--coordinator HOST:PORT [--capacity N] [--metrics-port N] "
+                "[--name NAME] [--config FILE] [--print-config]",
+       .with_defaults = &mmapzero::reanalyse::WithDefaults,
+       .check = &mmapzero::reanalyse::Check,
+       .start = &mmapzero::reanalyse::Start});
 }

@@ -3,10 +3,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 
 namespace mmapzero::reanalyse {
 
-absl::StatusOr<std::unique_ptr<ReanalyseWorker>> ReanalyseWorker::Start(
+absl::Status CheckReanalyseWorkerOptions(
     const ReanalyseWorkerOptions& options) {
   if (options.capacity < 1 || options.capacity > 1024) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -18,6 +19,12 @@ absl::StatusOr<std::unique_ptr<ReanalyseWorker>> ReanalyseWorker::Start(
         absl::StrCat("--trajectories-per-round: must be in [1, 1024], got ",
                      options.trajectories_per_round));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<ReanalyseWorker>> ReanalyseWorker::Start(
+    const ReanalyseWorkerOptions& options) {
+  RETURN_IF_ERROR(CheckReanalyseWorkerOptions(options));
   std::unique_ptr<ReanalyseWorker> worker(new ReanalyseWorker());
   absl::StatusOr<std::unique_ptr<rpc::WorkerSession>> session =
       rpc::WorkerSession::Start(

@@ -18,10 +18,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "worker/job_supervisor.h"
 #include "common/rpc/worker_session.h"
 #include "reanalyse/reanalyse_job.h"
 #include "reanalyse/reanalyse_metrics.h"
+#include "worker/job_supervisor.h"
 
 namespace mmapzero::reanalyse {
 
@@ -34,7 +34,13 @@ struct ReanalyseWorkerOptions {
   absl::Duration rpc_deadline = absl::Seconds(10);
   absl::Duration parameter_poll = absl::Seconds(1);
   ReanalyseMetrics* metrics = nullptr;  // not owned; may be null
+
+  bool operator==(const ReanalyseWorkerOptions&) const = default;
 };
+
+// What Start checks before it starts anything, each error naming its
+// flag; the service checks its config with it too.
+absl::Status CheckReanalyseWorkerOptions(const ReanalyseWorkerOptions& options);
 
 class ReanalyseWorker {
  public:

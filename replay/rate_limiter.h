@@ -21,6 +21,8 @@ struct RateLimiterOptions {
   int64_t min_positions = 1000;   // steps stored before training starts
   double samples_per_insert = 0;  // windows per inserted step; 0: no limit
   int64_t slack = 4096;           // windows the learner may run ahead
+
+  bool operator==(const RateLimiterOptions&) const = default;
 };
 
 class RateLimiter {

@@ -47,6 +47,8 @@ struct ReplayServerOptions {
   absl::Duration checkpoint_interval = absl::Seconds(60);
   int max_message_bytes = rpc::kMaxMessageBytes;
   ReplayTablesOptions tables;
+
+  bool operator==(const ReplayServerOptions&) const = default;
 };
 
 class ReplayServer {

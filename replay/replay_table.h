@@ -65,6 +65,8 @@ struct ReplayTableOptions {
   double discount = 1.0;
   RateLimiterOptions limiter;
   uint64_t seed = 1;  // the table's own sampling stream
+
+  bool operator==(const ReplayTableOptions&) const = default;
 };
 
 struct StoredTrajectory {

@@ -70,6 +70,8 @@ struct ReplayTablesOptions {
   // each table may hold max_total_bytes / (number of tables), at most
   // table.max_bytes.
   int64_t max_total_bytes = 0;
+
+  bool operator==(const ReplayTablesOptions&) const = default;
 };
 
 // A job's figures for metrics.

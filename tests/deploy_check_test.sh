@@ -49,8 +49,10 @@ expect_finding "stray argument" "unexpected argument 'learner'" \
   's/- --data-dir=\/var\/lib\/mmapzero/- learner/' k8s/base/learner.yaml
 expect_finding "bad flag value" "mmapzero-replay: --data-dir is required" \
   's/--data-dir=\/var\/lib\/mmapzero/--data-dir=/' k8s/base/replay.yaml
-expect_finding "bad config file" "tls-ca=/etc/mmapzero-tls/ca.pem --tls-cert.*lease_ttl_ms: must be >= 0" \
-  's/"lease_ttl_ms": 10000/"lease_ttl_ms": -5/' k8s/base/configmap.yaml
+expect_finding "bad config file" "mmapzero-coordinator: --lease-ttl-ms: must be" \
+  's/"lease_ttl_ms": 10000/"lease_ttl_ms": -5/' k8s/base/config/coordinator.json
+expect_finding "unknown config field" "replay.json: invalid mmapzero.ReplayServiceConfig JSON" \
+  's/"sampler"/"samplr"/' k8s/base/config/replay.json
 expect_finding "writable root filesystem" "readOnlyRootFilesystem must be true" \
   's/readOnlyRootFilesystem: true/readOnlyRootFilesystem: false/' k8s/base/learner.yaml
 expect_finding "root user" "runAsNonRoot must be true" \

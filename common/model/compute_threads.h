@@ -14,7 +14,9 @@
 namespace mmapzero::model {
 
 // torch::set_num_threads(threads), and the same limit for OpenBLAS's pool
-// when the process has OpenBLAS. Process-wide.
+// when the process has OpenBLAS. Process-wide. 0 (the services'
+// --torch-threads 0) changes nothing: LibTorch's and OpenBLAS's own
+// defaults, one thread per core.
 void SetComputeThreads(int threads);
 
 }  // namespace mmapzero::model

@@ -49,12 +49,14 @@ struct TransportSecurity {
 
 // Where the files are; empty strings are "not given".
 struct TransportSecurityFiles {
-  std::string ca;     // --tls-ca
-  std::string cert;   // --tls-cert
-  std::string key;    // --tls-key
-  std::string server_name;        // --tls-server-name ("" = default)
-  std::string bearer_token_file;  // --bearer-token-file: one token
+  std::string ca;                    // --tls-ca
+  std::string cert;                  // --tls-cert
+  std::string key;                   // --tls-key
+  std::string server_name;           // --tls-server-name ("" = default)
+  std::string bearer_token_file;     // --bearer-token-file: one token
   std::string accepted_tokens_file;  // --accept-tokens: "ROLE TOKEN" lines
+
+  bool operator==(const TransportSecurityFiles&) const = default;
 };
 
 // Reads the files. InvalidArgument naming the flag (and line) when only

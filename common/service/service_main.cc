@@ -1,4 +1,4 @@
-#include "common/rpc/service_main.h"
+#include "common/service/service_main.h"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -11,15 +11,52 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
 #include "common/base/malloc_tuning.h"
+#include "common/base/status_macros.h"
 #include "common/rpc/log_line.h"
-#include "common/rpc/transport_security_flags.h"
+#include "common/service/service_config.h"
+#include "common/service/service_flags.h"
+#include "common/service/transport_security_config.h"
+#include "common/workload/proto_io.h"
+#include "proto/service_config.pb.h"
 
-ABSL_FLAG(bool, check_flags, false,
-          "check the command line's flags and exit (0: they would start) "
-          "without starting the service or reading the files they name");
+namespace mmapzero::service {
+namespace {
 
-namespace mmapzero::rpc {
+// The config's `security` field as the files to load.
+absl::StatusOr<rpc::TransportSecurityFiles> SecurityFiles(
+    const google::protobuf::Message& config) {
+  const google::protobuf::FieldDescriptor* field =
+      config.GetDescriptor()->FindFieldByName("security");
+  if (field == nullptr ||
+      field->message_type() != TransportSecurityConfig::descriptor()) {
+    return absl::InternalError(absl::StrCat(
+        config.GetTypeName(), " has no TransportSecurityConfig security"));
+  }
+  return TransportSecurityFilesFromConfig(
+      static_cast<const TransportSecurityConfig&>(
+          config.GetReflection()->GetMessage(config, field)));
+}
+
+// The effective config, checked: what --check-flags and --print-config
+// report and what the service starts from.
+absl::Status ReadAndCheck(google::protobuf::Message* config,
+                          const ServiceHooks& hooks,
+                          rpc::TransportSecurityFiles* security) {
+  RETURN_IF_ERROR(ReadServiceConfig(config));
+  hooks.apply_defaults(config);
+  ASSIGN_OR_RETURN(*security, SecurityFiles(*config));
+  RETURN_IF_ERROR(rpc::CheckTransportSecurityFiles(*security));
+  return hooks.check(*config);
+}
+
+int Fail(const std::string& component, const absl::Status& status) {
+  std::cerr << "mmapzero-" << component << ": " << status.message() << "\n";
+  return 1;
+}
+
+}  // namespace
 
 sigset_t BlockShutdownSignals() {
   sigset_t signals;
@@ -58,46 +95,44 @@ std::vector<char*> UnderscoreFlagNames(int argc, char** argv,
   return pointers;
 }
 
-int RunServiceMain(int argc, char** argv, const std::string& component,
-                   const std::string& usage, CheckServiceFlags check,
-                   StartService start) {
+int RunService(int argc, char** argv, google::protobuf::Message* config,
+               const ServiceHooks& hooks) {
   KeepFreedMemoryForReuse();  // before any thread; LibTorch's steps reuse it
-  SetLogComponent(component);
-  absl::SetProgramUsageMessage(usage);
+  rpc::SetLogComponent(hooks.component);
+  absl::SetProgramUsageMessage(hooks.usage);
   const sigset_t signals = BlockShutdownSignals();
   std::vector<std::string> storage;
   std::vector<char*> args = UnderscoreFlagNames(argc, argv, &storage);
   const std::vector<char*> positional =
       absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
   if (positional.size() > 1) {  // [0] is the program
-    std::cerr << "mmapzero-" << component << ": unexpected argument '"
-              << positional[1] << "' (every setting is a --flag)\n";
-    return 1;
+    return Fail(hooks.component, absl::InvalidArgumentError(absl::StrCat(
+                                     "unexpected argument '", positional[1],
+                                     "' (every setting is a --flag)")));
   }
-  if (absl::GetFlag(FLAGS_check_flags)) {
-    absl::Status checked = CheckTransportSecurityFlags();
-    if (checked.ok()) checked = check();
-    if (!checked.ok()) {
-      std::cerr << "mmapzero-" << component << ": " << checked.message()
-                << "\n";
-      return 1;
-    }
-    std::cout << "mmapzero-" << component << ": flags ok\n";
+  rpc::TransportSecurityFiles security;
+  const absl::Status checked = ReadAndCheck(config, hooks, &security);
+  if (absl::GetFlag(FLAGS_print_config)) {
+    if (!checked.ok()) return Fail(hooks.component, checked);
+    std::cout << ToJson(*config) << "\n";
     return 0;
   }
-  const absl::Status security = ApplyTransportSecurityFlags();
-  absl::StatusOr<StopService> stop =
-      security.ok() ? start() : absl::StatusOr<StopService>(security);
-  if (!stop.ok()) {
-    std::cerr << "mmapzero-" << component << ": " << stop.status().message()
-              << "\n";
-    return 1;
+  if (!checked.ok()) return Fail(hooks.component, checked);
+  if (absl::GetFlag(FLAGS_check_flags)) {
+    std::cout << "mmapzero-" << hooks.component << ": flags ok\n";
+    return 0;
   }
-  LogLine("info", "shutting_down",
-          {{"signal", WaitForShutdownSignal(signals)}});
+  absl::StatusOr<rpc::TransportSecurity> loaded =
+      rpc::LoadTransportSecurity(security);
+  if (!loaded.ok()) return Fail(hooks.component, loaded.status());
+  rpc::SetProcessTransportSecurity(*std::move(loaded));
+  absl::StatusOr<StopService> stop = hooks.start(*config);
+  if (!stop.ok()) return Fail(hooks.component, stop.status());
+  rpc::LogLine("info", "shutting_down",
+               {{"signal", WaitForShutdownSignal(signals)}});
   StopService stop_service = *std::move(stop);
   std::move(stop_service)();
   return 0;
 }
 
-}  // namespace mmapzero::rpc
+}  // namespace mmapzero::service

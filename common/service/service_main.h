@@ -1,35 +1,87 @@
-// What every service's thin main shares: shutdown signals blocked before
-// any thread starts and waited for on the main thread, and the documented
-// dashed flag names (--data-dir) fed to absl flags, which spell them with
-// underscores (--data_dir). RunServiceMain is a service's whole main(): the
-// service says only how it starts from its flags and how it stops, so the
-// signal handling and the "shutting_down" log line are written once.
-#ifndef MMAPZERO_COMMON_RPC_SERVICE_MAIN_H_
-#define MMAPZERO_COMMON_RPC_SERVICE_MAIN_H_
+// A service's whole main(), written once: the shutdown signals blocked
+// before any thread starts and waited for on the main thread; the flags
+// parsed (dashed names accepted: --data-dir for absl's --data_dir); the
+// service's config read (service_config.h: --config FILE, then the flags
+// given, then the service's defaults); --print-config and --check-flags
+// answered; the transport security of the config's `security` applied;
+// the service started, and stopped on SIGTERM or SIGINT after the
+// "shutting_down" log line. A service says only what its defaults are,
+// how its config is checked, and how it starts from it.
+#ifndef MMAPZERO_COMMON_SERVICE_SERVICE_MAIN_H_
+#define MMAPZERO_COMMON_SERVICE_SERVICE_MAIN_H_
 
 #include <signal.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
 #include "absl/status/statusor.h"
+#include "google/protobuf/message.h"
 
-namespace mmapzero::rpc {
+namespace mmapzero::service {
 
 // Stops what a service's start function started. Called once, on SIGTERM
 // or SIGINT, after the "shutting_down" log line.
 using StopService = absl::AnyInvocable<void() &&>;
 
-// Starts a service from its parsed flags; an error names the flag.
-using StartService = absl::StatusOr<StopService> (*)();
+// What a service's main.cc gives RunServiceMain, for its config message
+// `Config` (proto/service_config.proto), which must have a
+// TransportSecurityConfig field named `security`.
+template <typename Config>
+struct ServiceDefinition {
+  std::string component;  // "replay": the log lines', "mmapzero-replay"
+  std::string usage;      // --help's first lines
+  // The effective config: the given fields over the service's defaults.
+  Config (*with_defaults)(Config given);
+  // Checks the effective config as `start` would, without starting
+  // anything or reading the files it names (--check-flags, so that a
+  // deploy manifest's command line is checked by the real parser on a
+  // machine without the cluster's secrets); an error names the flag.
+  absl::Status (*check)(const Config& config);
+  absl::StatusOr<StopService> (*start)(const Config& config);
+};
 
-// Checks a service's parsed flags as its start function would, without
-// starting anything or reading the files they name (other than config
-// files whose contents are flags): what `--check-flags` runs, so that a
-// deploy manifest's command line is checked against the real parser
-// (scripts/check-deploy) on a machine without the cluster's secrets.
-using CheckServiceFlags = absl::Status (*)();
+// The type-free form RunServiceMain passes to RunService.
+struct ServiceHooks {
+  std::string component;
+  std::string usage;
+  std::function<void(google::protobuf::Message*)> apply_defaults;
+  std::function<absl::Status(const google::protobuf::Message&)> check;
+  std::function<absl::StatusOr<StopService>(const google::protobuf::Message&)>
+      start;
+};
+
+// Runs the service (see the file comment); returns main's exit status: 0
+// after a clean stop, after --print-config or a passing --check-flags; 1
+// with "mmapzero-COMPONENT: message" on stderr for a bad flag, config or
+// start.
+int RunService(int argc, char** argv, google::protobuf::Message* config,
+               const ServiceHooks& hooks);
+
+template <typename Config>
+int RunServiceMain(int argc, char** argv,
+                   const ServiceDefinition<Config>& service) {
+  Config config;
+  return RunService(
+      argc, argv, &config,
+      {.component = service.component,
+       .usage = service.usage,
+       .apply_defaults =
+           [&service](google::protobuf::Message* message) {
+             auto* typed = static_cast<Config*>(message);
+             *typed = service.with_defaults(*typed);
+           },
+       .check =
+           [&service](const google::protobuf::Message& message) {
+             return service.check(static_cast<const Config&>(message));
+           },
+       .start =
+           [&service](const google::protobuf::Message& message) {
+             return service.start(static_cast<const Config&>(message));
+           }});
+}
 
 // Blocks SIGTERM and SIGINT in the calling thread and every thread it
 // starts afterwards (gRPC's and ours inherit the mask), so that
@@ -43,23 +95,10 @@ std::string WaitForShutdownSignal(const sigset_t& signals);
 // `fallback` when it cannot be read.
 std::string HostName(const std::string& fallback);
 
-// A service's whole main(): sets the log component, blocks the shutdown
-// signals, parses the flags (dashed names accepted), applies the transport
-// security flags (transport_security_flags.h) and calls `start`; then
-// waits for SIGTERM or SIGINT, logs "shutting_down" with the signal and
-// stops the service. An error from `start` becomes
-// "mmapzero-COMPONENT: message" on stderr and exit status 1, as does an
-// argument that is not a flag. With
-// --check-flags it runs `check` instead of starting: "flags ok" on stdout
-// and exit 0, or the error and exit 1.
-int RunServiceMain(int argc, char** argv, const std::string& component,
-                   const std::string& usage, CheckServiceFlags check,
-                   StartService start);
-
 // "--data-dir=x" -> "--data_dir=x"; `storage` owns the strings pointed to.
 std::vector<char*> UnderscoreFlagNames(int argc, char** argv,
                                        std::vector<std::string>* storage);
 
-}  // namespace mmapzero::rpc
+}  // namespace mmapzero::service
 
-#endif  // MMAPZERO_COMMON_RPC_SERVICE_MAIN_H_
+#endif  // MMAPZERO_COMMON_SERVICE_SERVICE_MAIN_H_

@@ -1,0 +1,93 @@
+#include "learner/learner_service_config.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/base/address_file.h"
+#include "common/base/status_macros.h"
+#include "common/service/torch_threads.h"
+#include "common/service/worker_identity.h"
+
+namespace mmapzero::learner {
+namespace {
+
+absl::Status CheckDeviceName(const std::string& name) {
+  if (name == "auto" || name == "cpu" || name == "cuda") {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("--device: auto, cpu or cuda, got '", name, "'"));
+}
+
+absl::Status AtLeast(const char* flag, int64_t value, int64_t low) {
+  if (value >= low) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(flag, ": must be >= ", low, ", got ", value));
+}
+
+}  // namespace
+
+LearnerServiceConfig WithDefaults(LearnerServiceConfig given) {
+  LearnerServiceConfig config;
+  config.mutable_worker()->set_capacity(1);
+  config.mutable_worker()->set_metrics_port(9093);
+  config.set_listen("127.0.0.1:7072");
+  config.set_publish_interval(10);
+  config.set_checkpoint_interval(0);
+  config.set_prefetch_batches(4);
+  config.set_max_chunk_bytes(1 << 20);
+  config.set_replay_deadline_ms(10000);
+  config.set_device("auto");
+  config.set_torch_threads(1);
+  config.MergeFrom(given);
+  return config;
+}
+
+absl::StatusOr<LearnerServiceSettings> LearnerSettingsFromConfig(
+    const LearnerServiceConfig& given) {
+  const LearnerServiceConfig config = WithDefaults(given);
+  LearnerServiceSettings settings;
+  LearnerWorkerOptions& o = settings.worker;
+  o.listen = config.listen();
+  o.advertise = config.advertise();
+  o.data_dir = config.data_dir();
+  ASSIGN_OR_RETURN(const service::WorkerIdentity identity,
+                   service::WorkerIdentityFromConfig(
+                       config.worker(), "learner", ListenHost(o.listen),
+                       service::CoordinatorIs::kRequired));
+  o.coordinator = identity.coordinator;
+  o.name = identity.name;
+  o.capacity = identity.capacity;
+  o.metrics_listen = identity.metrics_listen;
+  o.publish_interval = config.publish_interval();
+  RETURN_IF_ERROR(
+      AtLeast("--checkpoint-interval", config.checkpoint_interval(), 0));
+  o.checkpoint_interval = config.checkpoint_interval();
+  RETURN_IF_ERROR(AtLeast("--prefetch-batches", config.prefetch_batches(), 1));
+  o.prefetch_batches = config.prefetch_batches();
+  o.max_chunk_bytes = config.max_chunk_bytes();
+  RETURN_IF_ERROR(
+      AtLeast("--replay-deadline-ms", config.replay_deadline_ms(), 1));
+  o.replay_deadline = absl::Milliseconds(config.replay_deadline_ms());
+  RETURN_IF_ERROR(CheckDeviceName(config.device()));
+  settings.device = config.device();
+  ASSIGN_OR_RETURN(settings.torch_threads,
+                   service::TorchThreadsFromConfig(config.torch_threads()));
+  settings.address_file = config.address_file();
+  RETURN_IF_ERROR(CheckLearnerWorkerOptions(o));
+  return settings;
+}
+
+absl::StatusOr<torch::Device> DeviceFromName(const std::string& name) {
+  RETURN_IF_ERROR(CheckDeviceName(name));
+  const bool cuda = torch::cuda::is_available();
+  if (name == "auto") return cuda ? torch::kCUDA : torch::kCPU;
+  if (name == "cpu") return torch::kCPU;
+  if (!cuda) {
+    return absl::FailedPreconditionError(
+        "--device=cuda: LibTorch sees no CUDA device (a CPU-only LibTorch "
+        "build, or no GPU visible to this process); refusing to train on "
+        "the CPU instead");
+  }
+  return torch::kCUDA;
+}
+
+}  // namespace mmapzero::learner
