@@ -9,7 +9,7 @@
 #include "common/base/status_macros.h"
 #include "common/game/program.h"
 #include "common/model/networks.h"
-#include "common/rpc/log_line.h"
+#include "common/service/log_line.h"
 #include "common/solvers/search_budget.h"
 #include "worker/networks/job_networks.h"
 
@@ -122,10 +122,10 @@ void ActorJob::Stop(absl::Duration drain) {
   }
   outbox_.Drain(drain);
   const worker::OutboxStats outbox = outbox_.stats();
-  rpc::LogLine("info", "actor_job_drained",
-               {{"job", job_id_},
-                {"sent", absl::StrCat(outbox.sent)},
-                {"dropped", absl::StrCat(outbox.dropped)}});
+  service::LogLine("info", "actor_job_drained",
+                   {{"job", job_id_},
+                    {"sent", absl::StrCat(outbox.sent)},
+                    {"dropped", absl::StrCat(outbox.dropped)}});
 }
 
 ActorJobStats ActorJob::stats() const {
@@ -138,7 +138,7 @@ ActorJobStats ActorJob::stats() const {
 void ActorJob::Play(std::stop_token stop) {
   while (!stop.stop_requested()) {
     if (self_play_->SyncParameters(poller_->published())) {
-      rpc::LogLine(
+      service::LogLine(
           "info", "parameters_adopted",
           {{"job", job_id_},
            {"version", absl::StrCat(self_play_->parameter_version())}});

@@ -27,12 +27,12 @@
 #include "absl/time/time.h"
 #include "actor/actor_metrics.h"
 #include "common/base/guarded.h"
-#include "common/rpc/worker_session.h"
 #include "common/training/self_play.h"
 #include "proto/worker.pb.h"
 #include "worker/job_outbox.h"
 #include "worker/job_supervisor.h"
 #include "worker/networks/parameter_poller.h"
+#include "worker/worker_session.h"
 
 namespace mmapzero::actor {
 
@@ -42,8 +42,8 @@ struct ActorJobOptions {
   absl::Duration rpc_deadline = absl::Seconds(5);
   int trajectory_batch = 8;
   int max_queued_trajectories = 256;
-  rpc::WorkerSession* session = nullptr;  // not owned; required
-  ActorMetrics* metrics = nullptr;        // not owned; may be null
+  worker::WorkerSession* session = nullptr;  // not owned; required
+  ActorMetrics* metrics = nullptr;           // not owned; may be null
 };
 
 struct ActorJobStats {

@@ -16,7 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "common/rpc/http_endpoint.h"
+#include "common/metrics/http_endpoint.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -60,7 +60,7 @@ class ActorMetrics {
   prometheus::Family<prometheus::Histogram>* returns_;
   prometheus::Histogram* batch_size_;
   prometheus::Histogram* latency_;
-  std::unique_ptr<rpc::HttpEndpoint> http_;
+  std::unique_ptr<metrics::HttpEndpoint> http_;
   int port_ = 0;
 };
 

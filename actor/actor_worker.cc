@@ -28,14 +28,14 @@ absl::StatusOr<std::unique_ptr<ActorWorker>> ActorWorker::Start(
     const ActorWorkerOptions& options) {
   RETURN_IF_ERROR(CheckActorWorkerOptions(options));
   std::unique_ptr<ActorWorker> worker(new ActorWorker());
-  absl::StatusOr<std::unique_ptr<rpc::WorkerSession>> session =
-      rpc::WorkerSession::Start(
-          rpc::WorkerSessionOptions{.coordinator = options.coordinator,
-                                    .role = v1::WORKER_ROLE_ACTOR,
-                                    .address = "",
-                                    .capacity = options.capacity,
-                                    .name = options.name,
-                                    .rpc_deadline = options.rpc_deadline});
+  absl::StatusOr<std::unique_ptr<worker::WorkerSession>> session =
+      worker::WorkerSession::Start(
+          worker::WorkerSessionOptions{.coordinator = options.coordinator,
+                                       .role = v1::WORKER_ROLE_ACTOR,
+                                       .address = "",
+                                       .capacity = options.capacity,
+                                       .name = options.name,
+                                       .rpc_deadline = options.rpc_deadline});
   if (!session.ok()) return session.status();
   worker->session_ = *std::move(session);
   ActorJobOptions job_options{

@@ -24,8 +24,8 @@
 #include "absl/time/time.h"
 #include "actor/actor_job.h"
 #include "actor/actor_metrics.h"
-#include "common/rpc/worker_session.h"
 #include "worker/job_supervisor.h"
+#include "worker/worker_session.h"
 
 namespace mmapzero::actor {
 
@@ -65,7 +65,7 @@ class ActorWorker {
  private:
   ActorWorker() = default;
 
-  std::unique_ptr<rpc::WorkerSession> session_;
+  std::unique_ptr<worker::WorkerSession> session_;
   std::unique_ptr<worker::JobSupervisor>
       supervisor_;  // after session_: goes first
 };

@@ -18,7 +18,7 @@
 #include "actor/actor_service_config.h"
 #include "common/base/status_macros.h"
 #include "common/model/compute_threads.h"
-#include "common/rpc/log_line.h"
+#include "common/service/log_line.h"
 #include "common/service/service_main.h"
 #include "common/service/worker_identity.h"
 
@@ -50,7 +50,7 @@ absl::StatusOr<service::StopService> Start(const ActorServiceConfig& config) {
   return [metrics = std::move(metrics), worker = std::move(worker),
           drain = settings.drain]() mutable {
     worker->Shutdown(drain);
-    rpc::LogLine("info", "stopped");
+    service::LogLine("info", "stopped");
     worker.reset();  // before the metrics it reports to
   };
 }

@@ -1,6 +1,6 @@
 // `mmapctl certs --out DIR [--hosts a,b] [--days 365]`: a CA and one
 // certificate per role for a deployment's mutual TLS
-// (common/rpc/local_certificates.h). --hosts adds names and addresses to
+// (common/security/local_certificates.h). --hosts adds names and addresses to
 // the services' certificate beside mmapzero, localhost and 127.0.0.1.
 #include <iostream>
 #include <string>
@@ -11,16 +11,17 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "common/base/status_macros.h"
-#include "common/rpc/local_certificates.h"
+#include "common/security/local_certificates.h"
 
 namespace mmapzero::cli {
 
 absl::Status RunCerts(const Args& args) {
-  constexpr char kUsage[] = "certs --out DIR [--hosts NAME,ADDRESS,...] [--days 365]";
+  constexpr char kUsage[] =
+      "certs --out DIR [--hosts NAME,ADDRESS,...] [--days 365]";
   ASSIGN_OR_RETURN(const CommandLine line,
                    CommandLine::Parse(args, {"out", "hosts", "days"}, {}));
   RETURN_IF_ERROR(line.ExpectPositional(0, kUsage));
-  rpc::LocalCertificatesOptions options;
+  security::LocalCertificatesOptions options;
   ASSIGN_OR_RETURN(options.dir, line.GetRequired("out", kUsage));
   ASSIGN_OR_RETURN(const int64_t days, line.GetInt("days", 365));
   if (days < 1 || days > 3650) {
@@ -32,12 +33,11 @@ absl::Status RunCerts(const Args& args) {
        absl::StrSplit(line.GetString("hosts", ""), ',', absl::SkipEmpty())) {
     options.extra_hosts.emplace_back(host);
   }
-  if (absl::Status written = rpc::WriteLocalCertificates(options);
+  if (absl::Status written = security::WriteLocalCertificates(options);
       !written.ok()) {
-    return FlagError(written.code() == absl::StatusCode::kInvalidArgument
-                         ? "hosts"
-                         : "out",
-                     written);
+    return FlagError(
+        written.code() == absl::StatusCode::kInvalidArgument ? "hosts" : "out",
+        written);
   }
   std::cout << "wrote " << options.dir
             << "/{ca,worker,client,admin}.{pem,key}: services take --tls-ca "

@@ -13,14 +13,14 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "cli/local_cluster.h"
 #include "common/base/address_file.h"
 #include "common/base/random_hex.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/backoff.h"
-#include "cli/local_cluster.h"
 #include "common/rpc/client_channel.h"
-#include "common/rpc/local_certificates.h"
-#include "common/rpc/transport_security.h"
+#include "common/security/local_certificates.h"
+#include "common/security/transport_security.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace mmapzero::cli {
@@ -44,20 +44,20 @@ std::set<std::string> WithClientFlags(std::set<std::string> value_flags) {
 }
 
 absl::Status UseClientTransportSecurity(const CommandLine& line) {
-  rpc::TransportSecurityFiles files;
+  security::TransportSecurityFiles files;
   files.ca = line.GetString("tls-ca", "");
   files.cert = line.GetString("tls-cert", "");
   files.key = line.GetString("tls-key", "");
   const std::string local = LocalCertificateDir(DataDir(line));
   if (files.ca.empty() && files.cert.empty() && files.key.empty() &&
       std::filesystem::exists(local + "/ca.pem")) {
-    files = rpc::CertificateDirFiles(local, "client");
+    files = security::CertificateDirFiles(local, "client");
   }
   files.server_name = line.GetString("tls-server-name", "");
   files.bearer_token_file = line.GetString("bearer-token-file", "");
-  ASSIGN_OR_RETURN(rpc::TransportSecurity security,
-                   rpc::LoadTransportSecurity(files));
-  rpc::SetProcessTransportSecurity(std::move(security));
+  ASSIGN_OR_RETURN(security::TransportSecurity security,
+                   security::LoadTransportSecurity(files));
+  security::SetProcessTransportSecurity(std::move(security));
   return absl::OkStatus();
 }
 
@@ -166,7 +166,7 @@ absl::Status JobClient::Error(const grpc::Status& status,
       return absl::UnavailableError(absl::StrCat(
           "no coordinator at ", address_, " (", message,
           "); is it running? `mmapctl local status` shows a local cluster",
-          rpc::ProcessTransportSecurity()->tls()
+          security::ProcessTransportSecurity()->tls()
               ? "; a TLS handshake that fails (another CA) shows the same"
               : "; if it takes TLS, give --tls-ca, --tls-cert and --tls-key"));
     case grpc::StatusCode::UNAUTHENTICATED:

@@ -31,7 +31,7 @@ namespace mmapzero::cli {
 // the transport security ones (UseClientTransportSecurity).
 std::set<std::string> WithClientFlags(std::set<std::string> value_flags);
 
-// Makes the process's transport security (common/rpc/transport_security.h)
+// Makes the process's transport security (common/security/transport_security.h)
 // what `line` says: --tls-ca, --tls-cert, --tls-key (mutual TLS, all
 // three), --tls-server-name and --bearer-token-file; without the TLS
 // flags, the client certificate of a local cluster's data dir

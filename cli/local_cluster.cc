@@ -34,9 +34,9 @@
 #include "common/base/address_file.h"
 #include "common/base/atomic_file.h"
 #include "common/base/status_macros.h"
-#include "common/rpc/local_certificates.h"
-#include "common/rpc/loopback_http.h"
-#include "common/rpc/transport_security.h"
+#include "common/metrics/loopback_http.h"
+#include "common/security/local_certificates.h"
+#include "common/security/transport_security.h"
 
 extern char** environ;
 
@@ -266,7 +266,7 @@ bool LogHasSince(const std::string& path, std::uintmax_t offset,
 // Waits until the service is ready: a gRPC service answers SERVING at the
 // address it wrote (returned); Prometheus answers /-/ready with 200 on its
 // web address (returned); an actor or reanalyser has logged that it
-// registered with the coordinator (common/rpc/worker_session.cc; returns
+// registered with the coordinator (worker/worker_session.cc; returns
 // "-"). Fails with the log's tail when it exits first or the timeout
 // passes.
 absl::StatusOr<std::string> AwaitHealthy(const LocalClusterOptions& options,
@@ -294,7 +294,7 @@ absl::StatusOr<std::string> AwaitHealthy(const LocalClusterOptions& options,
       if (!absl::SimpleAtoi(address.substr(address.rfind(':') + 1), &port)) {
         port = 0;
       }
-      const std::string reply = rpc::LoopbackHttpGet(port, "/-/ready");
+      const std::string reply = metrics::LoopbackHttpGet(port, "/-/ready");
       last_health = absl::StrCat(
           address, "/-/ready: ", reply.substr(0, reply.find('\r')));
       if (absl::StrContains(last_health, " 200 ")) return address;
@@ -480,14 +480,14 @@ absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out) {
   // also to a cluster that already runs there.
   const std::string tls = LocalCertificateDir(options.data_dir);
   if (!fs::exists(tls + "/ca.pem")) {
-    rpc::LocalCertificatesOptions certificates;
+    security::LocalCertificatesOptions certificates;
     certificates.dir = tls;
-    RETURN_IF_ERROR(rpc::WriteLocalCertificates(certificates));
+    RETURN_IF_ERROR(security::WriteLocalCertificates(certificates));
     out << "made a CA and certificates in " << tls << "\n";
   }
-  ASSIGN_OR_RETURN(rpc::TransportSecurity client,
-                   rpc::SecurityFromCertificateDir(tls, "client"));
-  rpc::SetProcessTransportSecurity(std::move(client));
+  ASSIGN_OR_RETURN(security::TransportSecurity client,
+                   security::SecurityFromCertificateDir(tls, "client"));
+  security::SetProcessTransportSecurity(std::move(client));
   RETURN_IF_ERROR(CheckNothingRuns(options.data_dir));
   RETURN_IF_ERROR(WriteServiceConfigs(options.data_dir, plan));
 

@@ -85,7 +85,7 @@ struct LocalService {
 };
 
 // <data dir>/tls: the cluster's CA and certificates
-// (common/rpc/local_certificates.h), which `up` makes when missing. Every
+// (common/security/local_certificates.h), which `up` makes when missing. Every
 // service runs with mutual TLS as a worker; mmapctl, finding the folder,
 // speaks as the client (job_client.h).
 std::string LocalCertificateDir(const std::string& data_dir);

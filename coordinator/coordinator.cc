@@ -10,15 +10,15 @@
 #include "common/base/random_hex.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/enum_names.h"
-#include "common/rpc/log_line.h"
 #include "common/rpc/parameter_client.h"
 #include "common/rpc/start_worker_id.h"
+#include "common/service/log_line.h"
 #include "common/validate/faster_solution.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "coordinator/ids.h"
 #include "coordinator/request_checks.h"
 #include "coordinator/verified_solution.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
 namespace mmapzero::coordinator {
 namespace {
@@ -82,7 +82,7 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Open(
   for (auto it = jobs.rbegin(); it != jobs.rend(); ++it) {
     if (it->state != v1::JOB_STATE_SEEDING) continue;
     RETURN_IF_ERROR(coordinator->seeds_->Add(it->id, /*force=*/true));
-    rpc::LogLine("info", "seed_requeued", {{"job", FormatJobId(it->id)}});
+    service::LogLine("info", "seed_requeued", {{"job", FormatJobId(it->id)}});
   }
   return coordinator;
 }
@@ -300,17 +300,17 @@ absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
   job.created_ms = NowMs();
   if (start.has_value()) start->found_ms = job.created_ms;
   ASSIGN_OR_RETURN(
-      job.id, store_->CreateJob(job, workload,
-                                start.has_value() ? &*start : nullptr,
-                                key.has_value() ? &*key : nullptr));
+      job.id,
+      store_->CreateJob(job, workload, start.has_value() ? &*start : nullptr,
+                        key.has_value() ? &*key : nullptr));
   workloads_[job.id] = std::make_shared<const Workload>(workload);
   NoteChangeLocked(job.id, /*best=*/start.has_value());
   // Cannot fail after CheckRoom but by a stop, which leaves the job
   // SEEDING for the next coordinator to seed.
   if (const absl::Status queued = seeds_->Add(job.id); !queued.ok()) {
-    rpc::LogLine("warning", "seed_not_queued",
-                 {{"job", FormatJobId(job.id)},
-                  {"error", std::string(queued.message())}});
+    service::LogLine("warning", "seed_not_queued",
+                     {{"job", FormatJobId(job.id)},
+                      {"error", std::string(queued.message())}});
   }
 
   v1::SubmitJobResponse response;
@@ -369,9 +369,9 @@ void Coordinator::SeedJob(int64_t job_id,
         return store_->PutBest(best);
       });
   if (!stored.ok()) {
-    rpc::LogLine("error", "seed_not_stored",
-                 {{"job", FormatJobId(job_id)},
-                  {"error", std::string(stored.message())}});
+    service::LogLine("error", "seed_not_stored",
+                     {{"job", FormatJobId(job_id)},
+                      {"error", std::string(stored.message())}});
     return;
   }
   NoteChangeLocked(job_id, /*best=*/true);
@@ -412,10 +412,10 @@ absl::StatusOr<v1::JobStatus> Coordinator::CancelJob(
   RETURN_IF_ERROR(CheckOpenLocked());
   ASSIGN_OR_RETURN(JobRecord job, JobLocked(id));
   if (job.state == v1::JOB_STATE_DONE || job.state == v1::JOB_STATE_FAILED) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("job_id: job '", request.job_id(), "' is ",
-                     v1::JobState_Name(job.state),
-                     "; only a seeding, queued or running job can be cancelled"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "job_id: job '", request.job_id(), "' is ",
+        v1::JobState_Name(job.state),
+        "; only a seeding, queued or running job can be cancelled"));
   }
   const bool seeding = job.state == v1::JOB_STATE_SEEDING;
   if (job.state != v1::JOB_STATE_CANCELLED) {

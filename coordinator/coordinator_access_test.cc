@@ -11,8 +11,8 @@
 
 #include "common/base/atomic_file.h"
 #include "common/rpc/client_channel.h"
-#include "common/rpc/local_certificates.h"
-#include "common/rpc/transport_security.h"
+#include "common/security/local_certificates.h"
+#include "common/security/transport_security.h"
 #include "common/workload/proto_io.h"
 #include "coordinator/coordinator_server.h"
 #include "coordinator/test_dir.h"
@@ -37,26 +37,26 @@ class CoordinatorAccessTest : public ::testing::Test {
  protected:
   void SetUp() override {
     certificates_ = dir_.path() + "/tls";
-    rpc::LocalCertificatesOptions options;
+    security::LocalCertificatesOptions options;
     options.dir = certificates_;
-    ASSERT_TRUE(rpc::WriteLocalCertificates(options).ok());
+    ASSERT_TRUE(security::WriteLocalCertificates(options).ok());
   }
 
   void TearDown() override {
     server_.reset();
-    rpc::SetProcessTransportSecurity(rpc::TransportSecurity());
+    security::SetProcessTransportSecurity(security::TransportSecurity());
   }
 
-  rpc::TransportSecurity Identity(const std::string& holder) {
-    absl::StatusOr<rpc::TransportSecurity> security =
-        rpc::SecurityFromCertificateDir(certificates_, holder);
+  security::TransportSecurity Identity(const std::string& holder) {
+    absl::StatusOr<security::TransportSecurity> security =
+        security::SecurityFromCertificateDir(certificates_, holder);
     EXPECT_TRUE(security.ok()) << security.status();
-    return security.ok() ? *security : rpc::TransportSecurity();
+    return security.ok() ? *security : security::TransportSecurity();
   }
 
   // The coordinator, serving under `security` (the process's).
-  void Start(rpc::TransportSecurity security) {
-    rpc::SetProcessTransportSecurity(std::move(security));
+  void Start(security::TransportSecurity security) {
+    security::SetProcessTransportSecurity(std::move(security));
     CoordinatorServerOptions options;
     options.listen = "127.0.0.1:0";
     options.tick_interval = absl::Hours(1);
@@ -67,13 +67,13 @@ class CoordinatorAccessTest : public ::testing::Test {
     address_ = "127.0.0.1:" + std::to_string(server_->port());
   }
 
-  grpc::Status List(const rpc::TransportSecurity& as) {
+  grpc::Status List(const security::TransportSecurity& as) {
     auto stub = v1::JobService::NewStub(rpc::MakeClientChannel(address_, as));
     v1::ListJobsResponse response;
     return stub->ListJobs(Deadlined().get(), v1::ListJobsRequest(), &response);
   }
 
-  grpc::Status Submit(const rpc::TransportSecurity& as) {
+  grpc::Status Submit(const security::TransportSecurity& as) {
     absl::StatusOr<Workload> workload =
         ReadWorkload(std::string(MMAPZERO_SOURCE_DIR) + "/examples/small.json");
     EXPECT_TRUE(workload.ok());
@@ -85,7 +85,7 @@ class CoordinatorAccessTest : public ::testing::Test {
     return stub->SubmitJob(Deadlined().get(), request, &response);
   }
 
-  grpc::Status Register(const rpc::TransportSecurity& as) {
+  grpc::Status Register(const security::TransportSecurity& as) {
     auto stub =
         v1::WorkerService::NewStub(rpc::MakeClientChannel(address_, as));
     v1::RegisterRequest request;
@@ -104,9 +104,9 @@ class CoordinatorAccessTest : public ::testing::Test {
 
 TEST_F(CoordinatorAccessTest, EachRoleCallsOnlyItsOwnMethods) {
   Start(Identity("worker"));
-  const rpc::TransportSecurity client = Identity("client");
-  const rpc::TransportSecurity worker = Identity("worker");
-  const rpc::TransportSecurity admin = Identity("admin");
+  const security::TransportSecurity client = Identity("client");
+  const security::TransportSecurity worker = Identity("worker");
+  const security::TransportSecurity admin = Identity("admin");
 
   EXPECT_TRUE(Submit(client).ok());
   EXPECT_TRUE(List(client).ok());
@@ -127,7 +127,7 @@ TEST_F(CoordinatorAccessTest, EachRoleCallsOnlyItsOwnMethods) {
 
 TEST_F(CoordinatorAccessTest, CallerWithoutCertificateIsUnauthenticated) {
   Start(Identity("worker"));
-  rpc::TransportSecurity no_certificate = Identity("client");
+  security::TransportSecurity no_certificate = Identity("client");
   no_certificate.cert_pem.clear();
   no_certificate.key_pem.clear();
   const grpc::Status status = List(no_certificate);
@@ -139,18 +139,18 @@ TEST_F(CoordinatorAccessTest, CallerWithoutCertificateIsUnauthenticated) {
 
 TEST_F(CoordinatorAccessTest, PlaintextCallerCannotConnect) {
   Start(Identity("worker"));
-  EXPECT_EQ(List(rpc::TransportSecurity()).error_code(),
+  EXPECT_EQ(List(security::TransportSecurity()).error_code(),
             grpc::StatusCode::UNAVAILABLE);
 }
 
 TEST_F(CoordinatorAccessTest, CertificateFromAnotherCaIsRefused) {
   Start(Identity("worker"));
   TestDir other;
-  rpc::LocalCertificatesOptions options;
+  security::LocalCertificatesOptions options;
   options.dir = other.path() + "/tls";
-  ASSERT_TRUE(rpc::WriteLocalCertificates(options).ok());
-  absl::StatusOr<rpc::TransportSecurity> stranger =
-      rpc::SecurityFromCertificateDir(options.dir, "admin");
+  ASSERT_TRUE(security::WriteLocalCertificates(options).ok());
+  absl::StatusOr<security::TransportSecurity> stranger =
+      security::SecurityFromCertificateDir(options.dir, "admin");
   ASSERT_TRUE(stranger.ok());
   // Its CA does not know the server's certificate, nor the server its own.
   EXPECT_EQ(List(*stranger).error_code(), grpc::StatusCode::UNAVAILABLE);
@@ -166,34 +166,34 @@ TEST_F(CoordinatorAccessTest, BearerTokensGrantTheirRoles) {
                                   "worker w-0123456789abcdef\n",
                                   0600)
                   .ok());
-  rpc::TransportSecurityFiles files;
+  security::TransportSecurityFiles files;
   files.accepted_tokens_file = tokens;
-  absl::StatusOr<rpc::TransportSecurity> server = LoadTransportSecurity(files);
+  absl::StatusOr<security::TransportSecurity> server =
+      LoadTransportSecurity(files);
   ASSERT_TRUE(server.ok()) << server.status();
   Start(*server);
 
-  rpc::TransportSecurity client;
+  security::TransportSecurity client;
   client.bearer_token = "c-0123456789abcdef";
   EXPECT_TRUE(List(client).ok());
-  EXPECT_EQ(Register(client).error_code(),
-            grpc::StatusCode::PERMISSION_DENIED);
-  rpc::TransportSecurity worker;
+  EXPECT_EQ(Register(client).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  security::TransportSecurity worker;
   worker.bearer_token = "w-0123456789abcdef";
   EXPECT_TRUE(Register(worker).ok());
 
-  rpc::TransportSecurity wrong;
+  security::TransportSecurity wrong;
   wrong.bearer_token = "c-0123456789abcdeX";
   const grpc::Status refused = List(wrong);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_THAT(refused.error_message(), HasSubstr("no accepted bearer token"));
-  EXPECT_EQ(List(rpc::TransportSecurity()).error_code(),
+  EXPECT_EQ(List(security::TransportSecurity()).error_code(),
             grpc::StatusCode::UNAUTHENTICATED);
 }
 
 TEST_F(CoordinatorAccessTest, WithoutAuthenticationEveryCallerMayCall) {
-  Start(rpc::TransportSecurity());
-  EXPECT_TRUE(List(rpc::TransportSecurity()).ok());
-  EXPECT_TRUE(Register(rpc::TransportSecurity()).ok());
+  Start(security::TransportSecurity());
+  EXPECT_TRUE(List(security::TransportSecurity()).ok());
+  EXPECT_TRUE(Register(security::TransportSecurity()).ok());
 }
 
 }  // namespace

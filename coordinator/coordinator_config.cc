@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
-#include "common/rpc/metrics_endpoint.h"
+#include "common/metrics/metrics_endpoint.h"
 #include "common/workload/proto_io.h"
 
 namespace mmapzero::coordinator {
@@ -70,8 +70,8 @@ absl::StatusOr<CoordinatorServiceSettings> CoordinatorSettingsFromConfig(
   CoordinatorServerOptions& options = settings.server;
   options.listen = config.listen();
   // /metrics on the host the gRPC server listens on.
-  options.metrics_listen = rpc::MetricsListenAddress(ListenHost(options.listen),
-                                                     config.metrics_port());
+  options.metrics_listen =
+      MetricsListenAddress(ListenHost(options.listen), config.metrics_port());
   options.tick_interval = absl::Milliseconds(config.tick_interval_ms());
   CoordinatorOptions& c = options.coordinator;
   c.data_dir = config.data_dir();

@@ -2,16 +2,16 @@
 
 #include <vector>
 
+#include "common/metrics/scraped_family.h"
 #include "common/rpc/enum_names.h"
-#include "common/rpc/scraped_family.h"
 #include "prometheus/collectable.h"
 #include "prometheus/metric_family.h"
 
 namespace mmapzero::coordinator {
 namespace {
 
-using rpc::AddSample;
-using rpc::ScrapedFamily;
+using metrics::AddSample;
+using metrics::ScrapedFamily;
 
 // Job metrics, computed from the coordinator at each scrape.
 class JobCollector final : public prometheus::Collectable {
@@ -36,14 +36,12 @@ class JobCollector final : public prometheus::Collectable {
         "mmapzero_job_best_latency_us",
         "Simulated latency of the job's best verified solution, us",
         MetricType::Gauge);
-    auto heuristic_latency =
-        ScrapedFamily("mmapzero_job_heuristic_latency_us",
-                      "Simulated latency of the heuristic seed, us",
-                      MetricType::Gauge);
+    auto heuristic_latency = ScrapedFamily(
+        "mmapzero_job_heuristic_latency_us",
+        "Simulated latency of the heuristic seed, us", MetricType::Gauge);
     auto speedup = ScrapedFamily(
         "mmapzero_job_speedup_over_heuristic",
-        "The heuristic's simulated latency over the best's",
-        MetricType::Gauge);
+        "The heuristic's simulated latency over the best's", MetricType::Gauge);
     auto step = ScrapedFamily("mmapzero_job_learner_step",
                               "The job's learner step", MetricType::Gauge);
     auto games = ScrapedFamily("mmapzero_job_games_total",
@@ -81,9 +79,8 @@ class JobCollector final : public prometheus::Collectable {
       AddSample(&workers, {{"job", job.job_id()}, {"role", "reanalyse"}},
                 job.reanalysers());
     }
-    return {states,       best,    heuristic, best_latency,
-            heuristic_latency, speedup, step,      games,
-            workers};
+    return {states,  best, heuristic, best_latency, heuristic_latency,
+            speedup, step, games,     workers};
   }
 
  private:
@@ -92,9 +89,9 @@ class JobCollector final : public prometheus::Collectable {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<rpc::ServiceMetrics>> StartCoordinatorMetrics(
-    const std::string& address, Coordinator* coordinator) {
-  return rpc::ServiceMetrics::Start(
+absl::StatusOr<std::unique_ptr<metrics::ServiceMetrics>>
+StartCoordinatorMetrics(const std::string& address, Coordinator* coordinator) {
+  return metrics::ServiceMetrics::Start(
       {.address = address,
        .service = "coordinator",
        .scraped = std::make_shared<JobCollector>(coordinator)});

@@ -2,7 +2,7 @@
 // jobs per state, and per job its best normalised return, learner step,
 // games and live workers, read from the Coordinator at each scrape (so they
 // are never stale and cost nothing between scrapes); plus a count of RPCs
-// by method and status code (common/rpc/service_metrics.h).
+// by method and status code (common/metrics/service_metrics.h).
 #ifndef MMAPZERO_COORDINATOR_COORDINATOR_METRICS_H_
 #define MMAPZERO_COORDINATOR_COORDINATOR_METRICS_H_
 
@@ -10,15 +10,15 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "common/rpc/service_metrics.h"
+#include "common/metrics/service_metrics.h"
 #include "coordinator/coordinator.h"
 
 namespace mmapzero::coordinator {
 
 // Serves /metrics on `address` ("0.0.0.0:9090"; port 0 picks a free one).
 // `coordinator` must outlive the result.
-absl::StatusOr<std::unique_ptr<rpc::ServiceMetrics>> StartCoordinatorMetrics(
-    const std::string& address, Coordinator* coordinator);
+absl::StatusOr<std::unique_ptr<metrics::ServiceMetrics>>
+StartCoordinatorMetrics(const std::string& address, Coordinator* coordinator);
 
 }  // namespace mmapzero::coordinator
 

@@ -9,14 +9,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/base/status_macros.h"
+#include "common/metrics/health_checks.h"
 #include "common/rpc/grpc_server.h"
-#include "common/rpc/health_checks.h"
-#include "common/rpc/log_line.h"
+#include "common/service/log_line.h"
 #include "coordinator/dashboard.h"
 
 namespace mmapzero::coordinator {
 
-using rpc::LogLine;
+using service::LogLine;
 namespace {
 
 constexpr char kDatabaseHealth[] = "coordinator_database";
@@ -50,18 +50,17 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
 
   ASSIGN_OR_RETURN(
       rpc::StartedServer started,
-      rpc::StartGrpcServer(
-          {.listen = options.listen,
-           .max_message_bytes = options.max_message_bytes,
-           .services = {server->job_service_.get(),
-                        server->worker_service_.get()},
-           .service_names = ServiceNames()}));
+      rpc::StartGrpcServer({.listen = options.listen,
+                            .max_message_bytes = options.max_message_bytes,
+                            .services = {server->job_service_.get(),
+                                         server->worker_service_.get()},
+                            .service_names = ServiceNames()}));
   server->server_ = std::move(started.server);
   server->port_ = started.port;
   // /healthz: each tick is a write transaction on the database (leases,
   // job ends); failing ticks, or none for a while (a database that blocks),
   // fail it.
-  rpc::ProcessHealth().Add(
+  metrics::ProcessHealth().Add(
       kDatabaseHealth, std::max(absl::Seconds(30), 10 * options.tick_interval));
   server->ticker_ = std::jthread([raw = server.get()](std::stop_token stop) {
     raw->TickUntilClosed(stop);
@@ -92,10 +91,10 @@ void CoordinatorServer::TickUntilClosed(std::stop_token stop) {
       if (absl::IsUnavailable(status)) return;  // closed
       LogLine("warning", "tick_failed",
               {{"message", std::string(status.message())}});
-      rpc::ProcessHealth().Failed(
+      metrics::ProcessHealth().Failed(
           kDatabaseHealth, absl::StrCat("tick failed: ", status.message()));
     } else {
-      rpc::ProcessHealth().Succeeded(kDatabaseHealth);
+      metrics::ProcessHealth().Succeeded(kDatabaseHealth);
     }
     if (coordinator_->AwaitClosed(options_.tick_interval)) return;
   }

@@ -21,8 +21,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/metrics/service_metrics.h"
 #include "common/rpc/message_limit.h"
-#include "common/rpc/service_metrics.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/coordinator_metrics.h"
 #include "coordinator/job_history.h"
@@ -65,7 +65,7 @@ class CoordinatorServer {
 
   CoordinatorServerOptions options_;
   std::unique_ptr<Coordinator> coordinator_;
-  std::unique_ptr<rpc::ServiceMetrics> metrics_;
+  std::unique_ptr<metrics::ServiceMetrics> metrics_;
   std::unique_ptr<JobServiceImpl> job_service_;
   std::unique_ptr<WorkerServiceImpl> worker_service_;
   std::unique_ptr<grpc::Server> server_;

@@ -20,7 +20,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "common/features/config_presets.h"
-#include "common/rpc/loopback_http.h"
+#include "common/metrics/loopback_http.h"
 #include "common/rpc/parameter_client.h"
 #include "common/validate/latency_simulator.h"
 #include "common/validate/validator.h"
@@ -339,8 +339,7 @@ TEST_F(CoordinatorServerTest, SubmitAnswersAtOnceAndTheJobIsSeededAfter) {
   EXPECT_EQ(workers_->ReportSolution(Deadlined().get(), report, &reported)
                 .error_code(),
             grpc::StatusCode::FAILED_PRECONDITION);
-  const std::string learner =
-      Register(v1::WORKER_ROLE_LEARNER, "127.0.0.1:1");
+  const std::string learner = Register(v1::WORKER_ROLE_LEARNER, "127.0.0.1:1");
   EXPECT_EQ(Heartbeat(learner).assignments_size(), 0);
 
   const v1::JobStatus seeded = AwaitSeeded(id);
@@ -510,9 +509,9 @@ TEST_F(CoordinatorServerTest, ResentSubmitWithItsRequestIdGetsTheSameJob) {
   EXPECT_EQ(malformed.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(malformed.error_message(), HasSubstr("request_id: only"));
   request.set_request_id(std::string(129, 'k'));
-  EXPECT_EQ(jobs_->SubmitJob(Deadlined().get(), request, &response)
-                .error_code(),
-            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(
+      jobs_->SubmitJob(Deadlined().get(), request, &response).error_code(),
+      grpc::StatusCode::INVALID_ARGUMENT);
 }
 
 TEST_F(CoordinatorServerTest, BudgetDefaultsToTheMaximumWallTime) {
@@ -1051,7 +1050,7 @@ TEST_F(CoordinatorServerTest, MetricsShowJobStatesAndBestReturn) {
   const std::string id = Submit();
   ASSERT_GT(server_->metrics_port(), 0);
   const std::string metrics =
-      rpc::LoopbackHttpGet(server_->metrics_port(), "/metrics");
+      metrics::LoopbackHttpGet(server_->metrics_port(), "/metrics");
   EXPECT_THAT(metrics,
               HasSubstr("mmapzero_coordinator_jobs{state=\"queued\"} 1"));
   EXPECT_THAT(metrics, HasSubstr("mmapzero_job_best_normalised_return{job=\"" +
@@ -1085,13 +1084,13 @@ TEST_F(CoordinatorServerTest, DashboardShowsJobsAndWorkersParameterLag) {
   Heartbeat(actor, {acted});
 
   const int port = server_->metrics_port();
-  const std::string page = rpc::LoopbackHttpGet(port, "/");
+  const std::string page = metrics::LoopbackHttpGet(port, "/");
   EXPECT_THAT(page, HasSubstr("HTTP/1.1 200"));
   EXPECT_THAT(page, HasSubstr("text/html"));
   EXPECT_THAT(page, HasSubstr("<title>mmapzero</title>"));
   EXPECT_THAT(page, HasSubstr("/api/dashboard"));
 
-  const std::string reply = rpc::LoopbackHttpGet(port, "/api/dashboard");
+  const std::string reply = metrics::LoopbackHttpGet(port, "/api/dashboard");
   ASSERT_THAT(reply, HasSubstr("HTTP/1.1 200"));
   const nlohmann::json data =
       nlohmann::json::parse(reply.substr(reply.find("\r\n\r\n") + 4));
@@ -1113,7 +1112,7 @@ TEST_F(CoordinatorServerTest, DashboardShowsJobsAndWorkersParameterLag) {
   EXPECT_TRUE(actor_seen) << data.dump();
   EXPECT_EQ(data["workers"].size(), 3u) << data.dump();
 
-  const std::string health = rpc::LoopbackHttpGet(port, "/healthz");
+  const std::string health = metrics::LoopbackHttpGet(port, "/healthz");
   EXPECT_THAT(health, HasSubstr("HTTP/1.1 200"));
   EXPECT_THAT(health, HasSubstr("coordinator_database ok"));
 }

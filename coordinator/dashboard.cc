@@ -76,22 +76,22 @@ std::string DashboardJson(const std::vector<v1::JobStatus>& jobs,
   return document.dump();
 }
 
-void AddDashboardPages(rpc::HttpEndpoint& http, Coordinator* coordinator,
+void AddDashboardPages(metrics::HttpEndpoint& http, Coordinator* coordinator,
                        const JobHistory* history) {
   http.AddPage("/", [] {
-    return rpc::HttpResponse{.status = 200,
-                             .content_type = "text/html; charset=utf-8",
-                             .body = kDashboardHtml};
+    return metrics::HttpResponse{.status = 200,
+                                 .content_type = "text/html; charset=utf-8",
+                                 .body = kDashboardHtml};
   });
   http.AddPage("/api/dashboard", [coordinator, history] {
     absl::StatusOr<std::vector<v1::JobStatus>> jobs = coordinator->AllJobs();
     if (!jobs.ok()) {
-      return rpc::HttpResponse{
+      return metrics::HttpResponse{
           .status = 503,
           .content_type = "text/plain; charset=utf-8",
           .body = std::string(jobs.status().message()) + "\n"};
     }
-    return rpc::HttpResponse{
+    return metrics::HttpResponse{
         .status = 200,
         .content_type = "application/json",
         .body = DashboardJson(*jobs, *history, coordinator->LiveWorkers(),

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "common/rpc/http_endpoint.h"
+#include "common/metrics/http_endpoint.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/job_history.h"
 #include "proto/job.pb.h"
@@ -23,7 +23,7 @@ namespace mmapzero::coordinator {
 
 // Adds "/" and "/api/dashboard" to `http`. `coordinator` and `history`
 // must outlive it.
-void AddDashboardPages(rpc::HttpEndpoint& http, Coordinator* coordinator,
+void AddDashboardPages(metrics::HttpEndpoint& http, Coordinator* coordinator,
                        const JobHistory* history);
 
 // The /api/dashboard document: {"now_unix_ms", "jobs": [status fields and

@@ -3,8 +3,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/features/config_presets.h"
-#include "common/rpc/worker_session.h"
 #include "common/workload/workload_check.h"
+#include "worker/worker_session.h"
 
 namespace mmapzero::coordinator {
 namespace {
@@ -12,9 +12,9 @@ namespace {
 constexpr int32_t kMaxCapacity = 1024;
 // Loss terms a learner reports (four today); a job id, a term's name or a
 // fatal error, which the coordinator stores, is at most
-// rpc::kMaxHeartbeatTextBytes.
+// worker::kMaxHeartbeatTextBytes.
 constexpr int kMaxLossTerms = 64;
-constexpr size_t kMaxTextBytes = rpc::kMaxHeartbeatTextBytes;
+constexpr size_t kMaxTextBytes = worker::kMaxHeartbeatTextBytes;
 
 absl::Status NonNegative(absl::string_view field, int64_t value) {
   if (value >= 0) return absl::OkStatus();
@@ -124,9 +124,8 @@ absl::Status CheckHeartbeat(const v1::HeartbeatRequest& request) {
   // A worker reports at most the jobs its capacity lets it hold; every entry
   // costs the coordinator a lookup and a write under its lock.
   if (request.jobs_size() > kMaxCapacity) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("jobs: at most ", kMaxCapacity, " entries, got ",
-                     request.jobs_size()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "jobs: at most ", kMaxCapacity, " entries, got ", request.jobs_size()));
   }
   for (int i = 0; i < request.jobs_size(); ++i) {
     const v1::JobCounters& c = request.jobs(i);

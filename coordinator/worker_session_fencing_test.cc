@@ -1,4 +1,4 @@
-// Fencing (common/rpc/worker_session.h) against a real coordinator on
+// Fencing (worker/worker_session.h) against a real coordinator on
 // loopback: a worker keeps its assignment through heartbeats and through a
 // coordinator outage shorter than the lease, and drops it once the lease
 // the coordinator granted has run out, so that it cannot go on training a
@@ -10,11 +10,11 @@
 #include <string>
 
 #include "absl/time/clock.h"
-#include "common/rpc/worker_session.h"
 #include "common/workload/proto_io.h"
 #include "coordinator/coordinator_server.h"
 #include "coordinator/test_dir.h"
 #include "gtest/gtest.h"
+#include "worker/worker_session.h"
 
 namespace mmapzero::coordinator {
 namespace {
@@ -55,8 +55,8 @@ TEST(WorkerSessionFencingTest, DropsTheAssignmentWhenTheLeaseRunsOut) {
   ASSERT_TRUE(server->coordinator().SubmitJob(request).ok());
   ASSERT_TRUE(server->coordinator().AwaitSeeded(absl::Seconds(30)));
 
-  absl::StatusOr<std::unique_ptr<rpc::WorkerSession>> session =
-      rpc::WorkerSession::Start(
+  absl::StatusOr<std::unique_ptr<worker::WorkerSession>> session =
+      worker::WorkerSession::Start(
           {.coordinator = "127.0.0.1:" + std::to_string(server->port()),
            .role = v1::WORKER_ROLE_LEARNER,
            .address = "127.0.0.1:1",
@@ -64,7 +64,7 @@ TEST(WorkerSessionFencingTest, DropsTheAssignmentWhenTheLeaseRunsOut) {
            .name = "fenced",
            .rpc_deadline = absl::Milliseconds(500)});
   ASSERT_TRUE(session.ok()) << session.status();
-  rpc::WorkerSession& worker = **session;
+  worker::WorkerSession& worker = **session;
   ASSERT_TRUE(WaitFor([&] { return worker.Assignments().size() == 1; },
                       absl::Seconds(10)));
   // The workload came by FetchWorkload, whole.
@@ -84,8 +84,8 @@ TEST(WorkerSessionFencingTest, DropsTheAssignmentWhenTheLeaseRunsOut) {
   server.reset();
   absl::SleepFor(kLeaseTtl / 4);
   EXPECT_EQ(worker.Assignments().size(), 1u) << "dropped before the TTL";
-  ASSERT_TRUE(WaitFor([&] { return worker.Assignments().empty(); },
-                      2 * kLeaseTtl));
+  ASSERT_TRUE(
+      WaitFor([&] { return worker.Assignments().empty(); }, 2 * kLeaseTtl));
   EXPECT_LE(absl::Now() - outage, kLeaseTtl + absl::Milliseconds(700));
 }
 

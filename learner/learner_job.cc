@@ -8,15 +8,15 @@
 #include "common/base/lease_fence.h"
 #include "common/base/status_macros.h"
 #include "common/features/config_presets.h"
+#include "common/metrics/health_checks.h"
 #include "common/model/network_checkpoint.h"
 #include "common/model/networks.h"
-#include "common/rpc/crash_guard.h"
-#include "common/rpc/health_checks.h"
-#include "common/rpc/log_line.h"
+#include "common/service/crash_guard.h"
+#include "common/service/log_line.h"
 
 namespace mmapzero::learner {
 
-using rpc::LogLine;
+using service::LogLine;
 
 namespace {
 
@@ -66,22 +66,22 @@ class LearnerJob::Observer final : public training::TrainingObserver {
       : job_id_(std::move(job_id)),
         health_(HealthCheckName(job_id_)),
         metrics_(metrics) {
-    rpc::ProcessHealth().Add(health_, kMaxSilence);
+    metrics::ProcessHealth().Add(health_, kMaxSilence);
   }
-  ~Observer() override { rpc::ProcessHealth().Remove(health_); }
+  ~Observer() override { metrics::ProcessHealth().Remove(health_); }
 
   void OnWait(const absl::Status& /*why*/) override {
-    rpc::ProcessHealth().Succeeded(health_);
+    metrics::ProcessHealth().Succeeded(health_);
   }
   void OnStep(const training::LearnerStats& stats,
               absl::Duration waited) override {
-    rpc::ProcessHealth().Succeeded(health_);
+    metrics::ProcessHealth().Succeeded(health_);
     if (metrics_ != nullptr) metrics_->OnStep(job_id_, stats, waited);
   }
   void OnRefused(const absl::Status& status) override {
     LogLine("warning", "batch_refused",
             {{"job", job_id_}, {"message", std::string(status.message())}});
-    rpc::ProcessHealth().Failed(
+    metrics::ProcessHealth().Failed(
         health_, absl::StrCat("step refused its batch: ", status.message()));
   }
   void OnPublished(int64_t version) override {
@@ -117,7 +117,7 @@ class LearnerJob::Observer final : public training::TrainingObserver {
              {"demonstrations", absl::StrCat(replay.kept)}});
   }
   void OnStopped(int64_t step, const std::string& reason) override {
-    rpc::ProcessHealth().Remove(health_);
+    metrics::ProcessHealth().Remove(health_);
     LogLine(
         "info", "job_stopped",
         {{"job", job_id_}, {"step", absl::StrCat(step)}, {"reason", reason}});
@@ -158,11 +158,11 @@ absl::StatusOr<std::unique_ptr<LearnerJob>> LearnerJob::Start(
            {"checkpoint_dir", o.checkpoint_dir}});
   LearnerJob* raw = job.get();
   job->thread_ = std::jthread([raw](std::stop_token stop) {
-    const std::string crash = rpc::RunCatchingCrash(
+    const std::string crash = service::RunCatchingCrash(
         raw->options_.job_id, [&] { raw->loop_->Run(stop); });
     // A crash fails the job (its heartbeat says so); the process serves on.
     if (!crash.empty()) {
-      rpc::ProcessHealth().Remove(HealthCheckName(raw->options_.job_id));
+      metrics::ProcessHealth().Remove(HealthCheckName(raw->options_.job_id));
     }
     raw->ended_.Update([&crash](Ended& ended) {
       ended.ended = true;

@@ -26,10 +26,10 @@
 #include "common/base/small_disk_for_tests.h"
 #include "common/features/config_presets.h"
 #include "common/game/mmap_game.h"
+#include "common/metrics/health_checks.h"
 #include "common/model/compute_threads.h"
 #include "common/model/network_checkpoint.h"
 #include "common/rpc/grpc_server.h"
-#include "common/rpc/health_checks.h"
 #include "common/rpc/parameter_client.h"
 #include "common/training/self_play.h"
 #include "common/training/training_test_support.h"
@@ -158,7 +158,7 @@ class RefusedSource final : public agent::BatchSource {
   }
 };
 
-// /healthz (common/rpc/health_checks.h): a job whose steps refuse their
+// /healthz (common/metrics/health_checks.h): a job whose steps refuse their
 // batches fails the process's health, naming the job and why; a job that
 // waits for data does not; a stopped job's check goes away.
 TEST(LearnerJobTest, RefusedBatchesFailTheHealthCheckUntilTheJobStops) {
@@ -172,27 +172,28 @@ TEST(LearnerJobTest, RefusedBatchesFailTheHealthCheckUntilTheJobStops) {
         nullptr);
     ASSERT_TRUE(waiting.ok()) << waiting.status();
     absl::SleepFor(absl::Milliseconds(200));
-    const rpc::HealthChecks::Report report = rpc::ProcessHealth().Evaluate();
+    const metrics::HealthChecks::Report report =
+        metrics::ProcessHealth().Evaluate();
     EXPECT_TRUE(report.healthy) << report.text;
     EXPECT_THAT(report.text, HasSubstr(check + " ok"));
   }
-  EXPECT_THAT(rpc::ProcessHealth().Evaluate().text, Not(HasSubstr(check)));
+  EXPECT_THAT(metrics::ProcessHealth().Evaluate().text, Not(HasSubstr(check)));
 
   auto job =
       LearnerJob::Start(Options(FreshDir("learner_job_refused"), 0),
                         std::make_unique<RefusedSource>(), &service, nullptr);
   ASSERT_TRUE(job.ok()) << job.status();
-  rpc::HealthChecks::Report report;
+  metrics::HealthChecks::Report report;
   for (int i = 0; i < 200 && report.healthy; ++i) {
     absl::SleepFor(absl::Milliseconds(10));
-    report = rpc::ProcessHealth().Evaluate();
+    report = metrics::ProcessHealth().Evaluate();
   }
   EXPECT_FALSE(report.healthy);
   EXPECT_THAT(report.text,
               HasSubstr(check + " FAILING: step refused its batch: learner: "
                                 "empty batch"));
   (*job)->Stop();
-  EXPECT_TRUE(rpc::ProcessHealth().Evaluate().healthy);
+  EXPECT_TRUE(metrics::ProcessHealth().Evaluate().healthy);
 }
 
 // training.training_steps ends a job without a step budget, and a budget

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/base/status_macros.h"
-#include "common/rpc/metrics_endpoint.h"
+#include "common/metrics/metrics_endpoint.h"
 #include "prometheus/text_serializer.h"
 
 namespace mmapzero::learner {
@@ -57,10 +57,10 @@ absl::StatusOr<std::unique_ptr<LearnerMetrics>> LearnerMetrics::Start(
                     .Name("mmapzero_learner_device")
                     .Help("1 for the device training runs on")
                     .Register(r);
-  m->rpcs_ = rpc::RpcMetrics(r, "learner", /*with_latency=*/false);
+  m->rpcs_ = metrics::RpcMetrics(r, "learner", /*with_latency=*/false);
   if (!address.empty()) {
-    ASSIGN_OR_RETURN(rpc::MetricsEndpoint endpoint,
-                     rpc::StartMetricsEndpoint(address, {m->registry_}));
+    ASSIGN_OR_RETURN(metrics::MetricsEndpoint endpoint,
+                     metrics::StartMetricsEndpoint(address, {m->registry_}));
     m->http_ = std::move(endpoint.server);
     m->port_ = endpoint.port;
   }

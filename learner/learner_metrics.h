@@ -15,9 +15,9 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "common/base/guarded.h"
-#include "common/rpc/http_endpoint.h"
+#include "common/metrics/http_endpoint.h"
+#include "common/metrics/rpc_metrics.h"
 #include "common/rpc/rpc_handler.h"
-#include "common/rpc/rpc_metrics.h"
 #include "common/training/learner.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
@@ -59,8 +59,8 @@ class LearnerMetrics final : public rpc::RpcObserver {
   prometheus::Family<prometheus::Counter>* checkpoints_ = nullptr;
   prometheus::Family<prometheus::Histogram>* batch_wait_ = nullptr;
   prometheus::Family<prometheus::Gauge>* device_ = nullptr;
-  rpc::RpcMetrics rpcs_;
-  std::unique_ptr<rpc::HttpEndpoint> http_;
+  metrics::RpcMetrics rpcs_;
+  std::unique_ptr<metrics::HttpEndpoint> http_;
   int port_ = 0;
 
   // Per job: the step and time of the last steps/s sample.

@@ -8,7 +8,7 @@
 #include "common/base/status_macros.h"
 #include "common/game/program.h"
 #include "common/rpc/grpc_server.h"
-#include "common/rpc/log_line.h"
+#include "common/service/log_line.h"
 #include "learner/replay_sampler.h"
 #include "learner/supervised_learner_job.h"
 #include "worker/prefetch_queue.h"
@@ -24,7 +24,7 @@ std::string JobCheckpointDir(const std::string& data_dir,
   return dir;
 }
 
-using rpc::LogLine;
+using service::LogLine;
 
 namespace {
 
@@ -76,12 +76,12 @@ absl::StatusOr<std::unique_ptr<LearnerWorker>> LearnerWorker::Start(
   worker->address_ = o.advertise.empty()
                          ? DialableAddress(o.listen, worker->port_)
                          : o.advertise;
-  ASSIGN_OR_RETURN(worker->session_,
-                   rpc::WorkerSession::Start({.coordinator = o.coordinator,
-                                              .role = v1::WORKER_ROLE_LEARNER,
-                                              .address = worker->address_,
-                                              .capacity = o.capacity,
-                                              .name = o.name}));
+  ASSIGN_OR_RETURN(worker->session_, worker::WorkerSession::Start(
+                                         {.coordinator = o.coordinator,
+                                          .role = v1::WORKER_ROLE_LEARNER,
+                                          .address = worker->address_,
+                                          .capacity = o.capacity,
+                                          .name = o.name}));
   LearnerWorker* raw = worker.get();
   worker->supervisor_ = std::make_unique<worker::JobSupervisor>(
       worker->session_.get(), v1::WORKER_ROLE_LEARNER,

@@ -38,12 +38,12 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "common/rpc/worker_session.h"
 #include "learner/learner_job.h"
 #include "learner/learner_metrics.h"
 #include "learner/parameter_service.h"
 #include "proto/worker.pb.h"
 #include "worker/job_supervisor.h"
+#include "worker/worker_session.h"
 
 namespace mmapzero::learner {
 
@@ -114,7 +114,7 @@ class LearnerWorker {
   worker::ParameterStore parameters_;  // what parameter_service_ serves
   std::unique_ptr<ParameterServiceImpl> parameter_service_;
   std::unique_ptr<grpc::Server> server_;
-  std::unique_ptr<rpc::WorkerSession> session_;
+  std::unique_ptr<worker::WorkerSession> session_;
 
   std::atomic<bool> shut_down_{false};  // Shutdown ran (or runs)
   // After session_ and parameters_: stopped (and destroyed) first.

@@ -28,7 +28,6 @@
 #include "common/model/compute_threads.h"
 #include "common/rpc/grpc_server.h"
 #include "common/rpc/parameter_client.h"
-#include "common/rpc/worker_session.h"
 #include "common/training/self_play.h"
 #include "common/workload/proto_io.h"
 #include "coordinator/coordinator_server.h"
@@ -37,6 +36,7 @@
 #include "proto/job.grpc.pb.h"
 #include "proto/replay.grpc.pb.h"
 #include "replay/replay_server.h"
+#include "worker/worker_session.h"
 
 namespace mmapzero::learner {
 namespace {
@@ -152,7 +152,7 @@ class LearnerWorkerTest : public ::testing::Test {
                               .service_names = {"mmapzero.v1.ReplayService"}});
     ASSERT_TRUE(replay.ok()) << replay.status();
     replay_server_ = std::move(replay->server);
-    auto session = rpc::WorkerSession::Start(
+    auto session = worker::WorkerSession::Start(
         {.coordinator = address_,
          .role = v1::WORKER_ROLE_REPLAY,
          .address = absl::StrCat("127.0.0.1:", replay->port),
@@ -241,7 +241,7 @@ class LearnerWorkerTest : public ::testing::Test {
   std::unique_ptr<v1::JobService::Stub> jobs_;
   FakeReplay replay_{/*not_ready=*/2};
   std::unique_ptr<grpc::Server> replay_server_;
-  std::unique_ptr<rpc::WorkerSession> replay_session_;
+  std::unique_ptr<worker::WorkerSession> replay_session_;
 };
 
 TEST(JobCheckpointDirTest, NamesTheJobsIdentityBesideItsId) {

@@ -10,7 +10,7 @@ namespace mmapzero::learner {
 
 SupervisedLearnerJob::SupervisedLearnerJob(
     std::string job_id, std::unique_ptr<ReplaySampler> sampler,
-    std::unique_ptr<LearnerJob> job, rpc::WorkerSession* session,
+    std::unique_ptr<LearnerJob> job, worker::WorkerSession* session,
     worker::ParameterStore* parameters, absl::Duration report_interval)
     : job_id_(std::move(job_id)),
       sampler_(std::move(sampler)),

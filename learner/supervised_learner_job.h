@@ -16,11 +16,11 @@
 #include <thread>
 
 #include "absl/time/time.h"
-#include "common/rpc/worker_session.h"
 #include "learner/learner_job.h"
-#include "worker/parameter_store.h"
 #include "learner/replay_sampler.h"
 #include "worker/job_supervisor.h"
+#include "worker/parameter_store.h"
+#include "worker/worker_session.h"
 
 namespace mmapzero::learner {
 
@@ -31,7 +31,7 @@ class SupervisedLearnerJob final : public worker::SupervisedJob {
   SupervisedLearnerJob(std::string job_id,
                        std::unique_ptr<ReplaySampler> sampler,
                        std::unique_ptr<LearnerJob> job,
-                       rpc::WorkerSession* session,
+                       worker::WorkerSession* session,
                        worker::ParameterStore* parameters,
                        absl::Duration report_interval);
   ~SupervisedLearnerJob() override;  // Stop
@@ -49,10 +49,10 @@ class SupervisedLearnerJob final : public worker::SupervisedJob {
   const std::string job_id_;
   std::unique_ptr<ReplaySampler> sampler_;  // before job_: outlives it
   std::unique_ptr<LearnerJob> job_;
-  rpc::WorkerSession* const session_;
+  worker::WorkerSession* const session_;
   worker::ParameterStore* const parameters_;
   std::atomic<bool> stopped_{false};  // Stop ran (or runs)
-  std::jthread reporter_;  // last: stopped first
+  std::jthread reporter_;             // last: stopped first
 };
 
 }  // namespace mmapzero::learner

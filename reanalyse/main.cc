@@ -16,7 +16,7 @@
 #include "absl/flags/flag.h"
 #include "common/base/status_macros.h"
 #include "common/model/compute_threads.h"
-#include "common/rpc/log_line.h"
+#include "common/service/log_line.h"
 #include "common/service/service_main.h"
 #include "common/service/worker_identity.h"
 #include "reanalyse/reanalyse_metrics.h"
@@ -46,7 +46,7 @@ absl::StatusOr<service::StopService> Start(
                             settings.worker.capacity, metrics->port());
   return [metrics = std::move(metrics), worker = std::move(worker)]() mutable {
     worker->Shutdown();
-    rpc::LogLine("info", "stopped");
+    service::LogLine("info", "stopped");
     worker.reset();  // before the metrics it reports to
   };
 }

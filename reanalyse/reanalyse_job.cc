@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/agent/trajectory_proto.h"
 #include "common/rpc/backoff.h"
-#include "common/rpc/log_line.h"
+#include "common/service/log_line.h"
 #include "common/solvers/search_budget.h"
 #include "common/training/self_play.h"
 #include "worker/networks/job_networks.h"
@@ -93,8 +93,8 @@ void ReanalyseJob::Run() {
 
 ReanalyseJob::RoundResult ReanalyseJob::Round() {
   if (poller_->published().CopyIfNewer(network_, &version_)) {
-    rpc::LogLine("info", "parameters_adopted",
-                 {{"job", job_id_}, {"version", absl::StrCat(version_)}});
+    service::LogLine("info", "parameters_adopted",
+                     {{"job", job_id_}, {"version", absl::StrCat(version_)}});
     Publish();
   }
   // Nothing to refresh targets with before the learner's first version.
@@ -141,10 +141,10 @@ ReanalyseJob::RoundResult ReanalyseJob::Round() {
 
 ReanalyseJob::RoundResult ReanalyseJob::Failed(const char* event,
                                                const absl::Status& status) {
-  rpc::LogLine("warning", event,
-               {{"job", job_id_},
-                {"code", absl::StatusCodeToString(status.code())},
-                {"message", std::string(status.message())}});
+  service::LogLine("warning", event,
+                   {{"job", job_id_},
+                    {"code", absl::StatusCodeToString(status.code())},
+                    {"message", std::string(status.message())}});
   stats_.Update([](ReanalyseJobStats& stats) { ++stats.failures; });
   return RoundResult::kFailed;
 }
@@ -162,10 +162,10 @@ bool ReanalyseJob::Refresh(const v1::Trajectory& proto,
           : absl::StatusOr<std::vector<agent::StepTargets>>(
                 trajectory.status());
   if (!targets.ok()) {
-    rpc::LogLine("warning", "reanalyse_failed",
-                 {{"job", job_id_},
-                  {"trajectory", absl::StrCat(proto.trajectory_id())},
-                  {"error", targets.status().ToString()}});
+    service::LogLine("warning", "reanalyse_failed",
+                     {{"job", job_id_},
+                      {"trajectory", absl::StrCat(proto.trajectory_id())},
+                      {"error", targets.status().ToString()}});
     stats_.Update([](ReanalyseJobStats& stats) { ++stats.failures; });
     return false;
   }

@@ -26,13 +26,13 @@
 #include "absl/time/time.h"
 #include "common/base/guarded.h"
 #include "common/model/networks.h"
-#include "common/rpc/worker_session.h"
 #include "common/training/target_search.h"
 #include "proto/worker.pb.h"
 #include "reanalyse/reanalyse_metrics.h"
 #include "worker/job_supervisor.h"
 #include "worker/networks/parameter_poller.h"
 #include "worker/replay_client.h"
+#include "worker/worker_session.h"
 
 namespace mmapzero::reanalyse {
 
@@ -41,8 +41,8 @@ struct ReanalyseJobOptions {
   int trajectories_per_round = 4;  // SampleForReanalyse.count
   absl::Duration parameter_poll = absl::Seconds(1);
   absl::Duration rpc_deadline = absl::Seconds(10);
-  rpc::WorkerSession* session = nullptr;  // not owned; required
-  ReanalyseMetrics* metrics = nullptr;    // not owned; may be null
+  worker::WorkerSession* session = nullptr;  // not owned; required
+  ReanalyseMetrics* metrics = nullptr;       // not owned; may be null
 };
 
 struct ReanalyseJobStats {

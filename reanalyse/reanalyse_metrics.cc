@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
-#include "common/rpc/metrics_endpoint.h"
+#include "common/metrics/metrics_endpoint.h"
 #include "prometheus/text_serializer.h"
 
 namespace mmapzero::reanalyse {
@@ -40,8 +40,9 @@ absl::StatusOr<std::unique_ptr<ReanalyseMetrics>> ReanalyseMetrics::Start(
     const std::string& address) {
   std::unique_ptr<ReanalyseMetrics> metrics(new ReanalyseMetrics());
   if (address.empty()) return metrics;
-  ASSIGN_OR_RETURN(rpc::MetricsEndpoint endpoint,
-                   rpc::StartMetricsEndpoint(address, {metrics->registry_}));
+  ASSIGN_OR_RETURN(
+      metrics::MetricsEndpoint endpoint,
+      metrics::StartMetricsEndpoint(address, {metrics->registry_}));
   metrics->http_ = std::move(endpoint.server);
   metrics->port_ = endpoint.port;
   return metrics;

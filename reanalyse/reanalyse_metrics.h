@@ -12,7 +12,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "common/rpc/http_endpoint.h"
+#include "common/metrics/http_endpoint.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -46,7 +46,7 @@ class ReanalyseMetrics {
   prometheus::Family<prometheus::Counter>* gone_;
   prometheus::Family<prometheus::Gauge>* version_;
   prometheus::Family<prometheus::Gauge>* lag_;
-  std::unique_ptr<rpc::HttpEndpoint> http_;
+  std::unique_ptr<metrics::HttpEndpoint> http_;
   int port_ = 0;
 };
 

@@ -26,14 +26,14 @@ absl::StatusOr<std::unique_ptr<ReanalyseWorker>> ReanalyseWorker::Start(
     const ReanalyseWorkerOptions& options) {
   RETURN_IF_ERROR(CheckReanalyseWorkerOptions(options));
   std::unique_ptr<ReanalyseWorker> worker(new ReanalyseWorker());
-  absl::StatusOr<std::unique_ptr<rpc::WorkerSession>> session =
-      rpc::WorkerSession::Start(
-          rpc::WorkerSessionOptions{.coordinator = options.coordinator,
-                                    .role = v1::WORKER_ROLE_REANALYSE,
-                                    .address = "",
-                                    .capacity = options.capacity,
-                                    .name = options.name,
-                                    .rpc_deadline = absl::Seconds(5)});
+  absl::StatusOr<std::unique_ptr<worker::WorkerSession>> session =
+      worker::WorkerSession::Start(
+          worker::WorkerSessionOptions{.coordinator = options.coordinator,
+                                       .role = v1::WORKER_ROLE_REANALYSE,
+                                       .address = "",
+                                       .capacity = options.capacity,
+                                       .name = options.name,
+                                       .rpc_deadline = absl::Seconds(5)});
   if (!session.ok()) return session.status();
   worker->session_ = *std::move(session);
   const ReanalyseJobOptions job_options{

@@ -18,10 +18,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "common/rpc/worker_session.h"
 #include "reanalyse/reanalyse_job.h"
 #include "reanalyse/reanalyse_metrics.h"
 #include "worker/job_supervisor.h"
+#include "worker/worker_session.h"
 
 namespace mmapzero::reanalyse {
 
@@ -58,7 +58,7 @@ class ReanalyseWorker {
  private:
   ReanalyseWorker() = default;
 
-  std::unique_ptr<rpc::WorkerSession> session_;
+  std::unique_ptr<worker::WorkerSession> session_;
   std::unique_ptr<worker::JobSupervisor> supervisor_;  // goes first
 };
 

@@ -2,15 +2,15 @@
 
 #include <vector>
 
-#include "common/rpc/scraped_family.h"
+#include "common/metrics/scraped_family.h"
 #include "prometheus/collectable.h"
 #include "prometheus/metric_family.h"
 
 namespace mmapzero::replay {
 namespace {
 
-using rpc::AddSample;
-using rpc::ScrapedFamily;
+using metrics::AddSample;
+using metrics::ScrapedFamily;
 
 class TableCollector final : public prometheus::Collectable {
  public:
@@ -66,9 +66,9 @@ class TableCollector final : public prometheus::Collectable {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<rpc::ServiceMetrics>> StartReplayMetrics(
+absl::StatusOr<std::unique_ptr<metrics::ServiceMetrics>> StartReplayMetrics(
     const std::string& address, const ReplayTables* tables) {
-  return rpc::ServiceMetrics::Start(
+  return metrics::ServiceMetrics::Start(
       {.address = address,
        .service = "replay",
        .rpc_latency = true,

@@ -8,13 +8,13 @@
 #include "absl/time/clock.h"
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
+#include "common/metrics/health_checks.h"
 #include "common/rpc/grpc_server.h"
-#include "common/rpc/health_checks.h"
-#include "common/rpc/log_line.h"
+#include "common/service/log_line.h"
 
 namespace mmapzero::replay {
 
-using rpc::LogLine;
+using service::LogLine;
 namespace {
 
 constexpr char kTablesHealth[] = "replay_tables";
@@ -56,7 +56,7 @@ absl::StatusOr<std::unique_ptr<ReplayServer>> ReplayServer::Start(
                            ? DialableAddress(options.listen, started.port)
                            : options.advertise;
   if (!options.coordinator.empty()) {
-    ASSIGN_OR_RETURN(server->session_, rpc::WorkerSession::Start(
+    ASSIGN_OR_RETURN(server->session_, worker::WorkerSession::Start(
                                            {.coordinator = options.coordinator,
                                             .role = v1::WORKER_ROLE_REPLAY,
                                             .address = server->advertise_,
@@ -65,9 +65,9 @@ absl::StatusOr<std::unique_ptr<ReplayServer>> ReplayServer::Start(
   }
   // /healthz: the tables' checkpoints are written (a full or failing disk
   // fails it) and this loop goes round.
-  rpc::ProcessHealth().Add(kTablesHealth,
-                           2 * server->options_.checkpoint_interval +
-                               absl::Minutes(1));
+  metrics::ProcessHealth().Add(
+      kTablesHealth,
+      2 * server->options_.checkpoint_interval + absl::Minutes(1));
   server->loop_ = std::jthread([raw = server.get()] { raw->Run(); });
   LogLine("info", "started",
           {{"listen", options.listen},
@@ -109,9 +109,9 @@ void ReplayServer::Run() {
     if (absl::Now() >= next_checkpoint) {
       const absl::Status saved = tables_->CheckpointAll();  // logged per table
       if (saved.ok()) {
-        rpc::ProcessHealth().Succeeded(kTablesHealth);
+        metrics::ProcessHealth().Succeeded(kTablesHealth);
       } else {
-        rpc::ProcessHealth().Failed(
+        metrics::ProcessHealth().Failed(
             kTablesHealth,
             absl::StrCat("checkpoint failed: ", saved.message()));
       }

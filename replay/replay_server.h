@@ -26,12 +26,12 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/metrics/service_metrics.h"
 #include "common/rpc/message_limit.h"
-#include "common/rpc/service_metrics.h"
-#include "common/rpc/worker_session.h"
 #include "replay/replay_metrics.h"
 #include "replay/replay_service.h"
 #include "replay/replay_tables.h"
+#include "worker/worker_session.h"
 
 namespace mmapzero::replay {
 
@@ -61,7 +61,7 @@ class ReplayServer {
   int metrics_port() const { return metrics_ ? metrics_->port() : 0; }
   const std::string& advertised_address() const { return advertise_; }
   ReplayTables& tables() { return *tables_; }
-  rpc::WorkerSession* session() { return session_.get(); }
+  worker::WorkerSession* session() { return session_.get(); }
 
   // Idempotent; see the file comment.
   void Shutdown(absl::Duration grace = absl::Seconds(5))
@@ -75,10 +75,10 @@ class ReplayServer {
 
   ReplayServerOptions options_;
   std::unique_ptr<ReplayTables> tables_;
-  std::unique_ptr<rpc::ServiceMetrics> metrics_;
+  std::unique_ptr<metrics::ServiceMetrics> metrics_;
   std::unique_ptr<ReplayServiceImpl> service_;
   std::unique_ptr<grpc::Server> server_;
-  std::unique_ptr<rpc::WorkerSession> session_;
+  std::unique_ptr<worker::WorkerSession> session_;
   int port_ = 0;
   std::string advertise_;
   int64_t assignments_seen_ = -1;  // session version applied (Run's thread)

@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "common/rpc/loopback_http.h"
+#include "common/metrics/loopback_http.h"
 #include "coordinator/test_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -130,7 +130,7 @@ TEST_F(ReplayServerTest, MetricsShowTableSizesAndSampleLatency) {
   v1::InsertTrajectoriesResponse inserted;
   ASSERT_TRUE(Insert(insert, &inserted).ok());
   const std::string metrics =
-      rpc::LoopbackHttpGet(server_->metrics_port(), "/metrics");
+      metrics::LoopbackHttpGet(server_->metrics_port(), "/metrics");
   EXPECT_THAT(metrics,
               HasSubstr("mmapzero_replay_positions{job=\"job-000001\"} 6"));
   EXPECT_THAT(metrics, HasSubstr("mmapzero_replay_inserted_positions_total{"
@@ -158,7 +158,7 @@ TEST_F(ReplayServerTest, HealthzFailsWhileCheckpointsFail) {
   const int port = server_->metrics_port();
   std::string health;
   for (int i = 0; i < 100; ++i) {  // the next checkpoint, within ~1 s
-    health = rpc::LoopbackHttpGet(port, "/healthz");
+    health = metrics::LoopbackHttpGet(port, "/healthz");
     if (health.find(" 503 ") != std::string::npos) break;
     absl::SleepFor(absl::Milliseconds(50));
   }
@@ -167,7 +167,7 @@ TEST_F(ReplayServerTest, HealthzFailsWhileCheckpointsFail) {
 
   std::filesystem::remove(blocker);  // the disk is back
   for (int i = 0; i < 100; ++i) {
-    health = rpc::LoopbackHttpGet(port, "/healthz");
+    health = metrics::LoopbackHttpGet(port, "/healthz");
     if (health.find(" 200 ") != std::string::npos) break;
     absl::SleepFor(absl::Milliseconds(50));
   }

@@ -10,12 +10,12 @@
 #include "absl/time/clock.h"
 #include "common/agent/trajectory_proto.h"
 #include "common/base/status_macros.h"
-#include "common/rpc/log_line.h"
+#include "common/service/log_line.h"
 #include "replay/table_checkpoint.h"
 
 namespace mmapzero::replay {
 
-using rpc::LogLine;
+using service::LogLine;
 namespace {
 
 absl::Status InRange(absl::string_view field, int64_t value, int64_t low,
@@ -95,7 +95,8 @@ absl::StatusOr<std::shared_ptr<ReplayTable>> ReplayTables::Table(
           absl::StrCat("job_id: no replay table for job '", job_id, "'"));
     }
     int unassigned = 0;
-    for (const auto& [id, held] : tables_) unassigned += !assigned_.contains(id);
+    for (const auto& [id, held] : tables_)
+      unassigned += !assigned_.contains(id);
     if (unassigned >= options_.max_unassigned_tables) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "job_id: job '", job_id, "' is not assigned to this replay server, ",
@@ -123,7 +124,8 @@ void ReplayTables::Rebalance() {
     for (const auto& [job_id, table] : tables_) tables.push_back(table);
   }
   if (tables.empty()) return;
-  int64_t share = options_.max_total_bytes / static_cast<int64_t>(tables.size());
+  int64_t share =
+      options_.max_total_bytes / static_cast<int64_t>(tables.size());
   share = std::max<int64_t>(1, share);
   if (options_.table.max_bytes > 0) {
     share = std::min(share, options_.table.max_bytes);
@@ -140,10 +142,9 @@ int ReplayTables::RetireUnassigned(absl::Time now) {
     for (auto it = tables_.begin(); it != tables_.end();) {
       const std::string job_id = it->first;
       const auto last = last_assigned_.find(job_id);
-      const bool keep =
-          assigned_.contains(job_id) ||
-          (last != last_assigned_.end() &&
-           now - last->second < options_.retention);
+      const bool keep = assigned_.contains(job_id) ||
+                        (last != last_assigned_.end() &&
+                         now - last->second < options_.retention);
       if (keep) {
         ++it;
         continue;
@@ -432,12 +433,12 @@ absl::Status ReplayTables::CheckpointAll() {
     std::error_code error;
     std::filesystem::create_directories(
         std::filesystem::path(path).parent_path(), error);
-    absl::Status status = error ? absl::UnavailableError(absl::StrCat(
-                                      "replay: cannot create the folder of ",
-                                      path, ": ", error.message()))
-                                : SaveTable(path, job_id,
-                                            WithUid(table->Snapshot(),
-                                                    uids[job_id]));
+    absl::Status status =
+        error
+            ? absl::UnavailableError(
+                  absl::StrCat("replay: cannot create the folder of ", path,
+                               ": ", error.message()))
+            : SaveTable(path, job_id, WithUid(table->Snapshot(), uids[job_id]));
     if (status.ok()) {
       saved_[job_id] = {table, generation};
     } else {

@@ -36,10 +36,10 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "cli/local_cluster.h"
-#include "common/rpc/local_certificates.h"
-#include "common/rpc/transport_security.h"
 #include "common/base/address_file.h"
 #include "common/features/config_presets.h"
+#include "common/security/local_certificates.h"
+#include "common/security/transport_security.h"
 #include "common/workload/proto_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -140,14 +140,14 @@ class RealBinariesBadInputTest : public ::testing::Test {
   // that oversized requests reach the servers.
   std::shared_ptr<grpc::Channel> ChannelAs(const std::string& service,
                                            const std::string& holder) {
-    absl::StatusOr<rpc::TransportSecurity> security =
-        rpc::SecurityFromCertificateDir(
+    absl::StatusOr<security::TransportSecurity> security =
+        security::SecurityFromCertificateDir(
             cli::LocalCertificateDir(options_.data_dir), holder);
     EXPECT_TRUE(security.ok()) << security.status();
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(kServerMaxMessageBytes);
-    auto credentials = rpc::ChannelCredentialsFor(
-        security.value_or(rpc::TransportSecurity()), &args);
+    auto credentials = security::ChannelCredentialsFor(
+        security.value_or(security::TransportSecurity()), &args);
     return grpc::CreateCustomChannel(AddressOf(service), credentials, args);
   }
 

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/rpc/backoff.h"
-#include "common/rpc/log_line.h"
+#include "common/service/log_line.h"
 
 namespace mmapzero::worker {
 namespace {
@@ -44,11 +44,11 @@ void JobOutbox::Add(v1::Trajectory trajectory) {
   if (draining_) return;
   if (bytes > options_.max_request_bytes) {
     ++stats_.oversized;
-    rpc::LogLine("warning", "trajectory_oversized",
-                 {{"job", options_.job_id},
-                  {"steps", absl::StrCat(trajectory.steps_size())},
-                  {"bytes", absl::StrCat(bytes)},
-                  {"limit", absl::StrCat(options_.max_request_bytes)}});
+    service::LogLine("warning", "trajectory_oversized",
+                     {{"job", options_.job_id},
+                      {"steps", absl::StrCat(trajectory.steps_size())},
+                      {"bytes", absl::StrCat(bytes)},
+                      {"limit", absl::StrCat(options_.max_request_bytes)}});
     return;
   }
   queue_.push_back(Queued{next_seq_++, bytes, std::move(trajectory)});
@@ -141,19 +141,20 @@ bool JobOutbox::SendReport() {
       options_.report(report.solution, report.parameter_version);
   absl::MutexLock lock(&mu_);
   if (!response.ok()) {
-    rpc::LogLine("warning", "report_failed",
-                 {{"job", options_.job_id},
-                  {"error", std::string(response.status().message())}});
+    service::LogLine("warning", "report_failed",
+                     {{"job", options_.job_id},
+                      {"error", std::string(response.status().message())}});
     return false;
   }
   ++stats_.reports;
   if (response->accepted()) ++stats_.accepted;
   stats_.last_report = *response;
-  rpc::LogLine("info", "solution_reported",
-               {{"job", options_.job_id},
-                {"claimed", absl::StrCat(report.solution.normalised_return())},
-                {"accepted", response->accepted() ? "true" : "false"},
-                {"reason", response->reason()}});
+  service::LogLine(
+      "info", "solution_reported",
+      {{"job", options_.job_id},
+       {"claimed", absl::StrCat(report.solution.normalised_return())},
+       {"accepted", response->accepted() ? "true" : "false"},
+       {"reason", response->reason()}});
   // A better one may have been offered while this one was on the way.
   if (pending_.has_value() && pending_->solution.normalised_return() ==
                                   report.solution.normalised_return()) {
@@ -196,10 +197,10 @@ bool JobOutbox::SendBatch() {
         ++stats_.dropped;
       }
     }
-    rpc::LogLine("warning", "insert_failed",
-                 {{"job", options_.job_id},
-                  {"code", absl::StatusCodeToString(status.code())},
-                  {"message", std::string(status.message())}});
+    service::LogLine("warning", "insert_failed",
+                     {{"job", options_.job_id},
+                      {"code", absl::StatusCodeToString(status.code())},
+                      {"message", std::string(status.message())}});
     return false;
   }
   // Entries may have been dropped from the front meanwhile.

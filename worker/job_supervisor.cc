@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "absl/time/clock.h"
-#include "common/rpc/crash_guard.h"
-#include "common/rpc/log_line.h"
+#include "common/service/crash_guard.h"
+#include "common/service/log_line.h"
 
 namespace mmapzero::worker {
 namespace {
@@ -39,14 +39,15 @@ std::string SupervisedJob::fatal_error() const {
 
 void SupervisedJob::RunGuarded(const std::string& job_id,
                                const std::function<void()>& body) {
-  std::string crash = rpc::RunCatchingCrash(job_id, body);
+  std::string crash = service::RunCatchingCrash(job_id, body);
   if (crash.empty()) return;
   absl::MutexLock lock(&crash_mu_);
   crash_ = std::move(crash);
 }
 
-JobSupervisor::JobSupervisor(rpc::WorkerSession* session, v1::WorkerRole role,
-                             JobFactory factory, absl::Duration stop_drain)
+JobSupervisor::JobSupervisor(worker::WorkerSession* session,
+                             v1::WorkerRole role, JobFactory factory,
+                             absl::Duration stop_drain)
     : session_(session),
       role_(role),
       factory_(std::move(factory)),
@@ -72,7 +73,7 @@ void JobSupervisor::Stop(absl::Duration drain) {
   const absl::Time deadline = absl::Now() + drain;
   for (auto& [id, running] : jobs) {
     running.job->Stop(std::max(absl::ZeroDuration(), deadline - absl::Now()));
-    rpc::LogLine("info", "job_stopped", {{"job", id}, {"why", "shutdown"}});
+    service::LogLine("info", "job_stopped", {{"job", id}, {"why", "shutdown"}});
   }
 }
 
@@ -216,45 +217,45 @@ void JobSupervisor::StopJobs(std::vector<StoppingJob> stopping) {
     // counters also make the coordinator send a renewed job's workload and
     // config again.
     if (gone.why != StopReason::kCrashed) session_->ClearCounters(gone.id);
-    rpc::LogLine("info", "job_stopped",
-                 {{"job", gone.id}, {"why", Name(gone.why)}});
+    service::LogLine("info", "job_stopped",
+                     {{"job", gone.id}, {"why", Name(gone.why)}});
   }
 }
 
 void JobSupervisor::StartJob(const v1::Assignment& assignment) {
   absl::StatusOr<std::shared_ptr<SupervisedJob>> job =
       absl::InternalError("not started");
-  const std::string crash = rpc::RunCatchingCrash(
+  const std::string crash = service::RunCatchingCrash(
       assignment.job_id(), [&] { job = factory_(assignment); });
   if (!crash.empty()) job = absl::InternalError(crash);
   absl::MutexLock lock(&mu_);
   if (absl::IsUnavailable(job.status())) {  // asked again next round
-    rpc::LogLine("warning", "job_start_deferred",
-                 {{"job", assignment.job_id()},
-                  {"message", std::string(job.status().message())}});
+    service::LogLine("warning", "job_start_deferred",
+                     {{"job", assignment.job_id()},
+                      {"message", std::string(job.status().message())}});
     return;
   }
   if (absl::IsAborted(job.status())) {  // another worker holds it now
     fenced_[assignment.job_id()] = assignment.lease_epoch();
-    rpc::LogLine("warning", "fenced",
-                 {{"job", assignment.job_id()},
-                  {"message", std::string(job.status().message())}});
+    service::LogLine("warning", "fenced",
+                     {{"job", assignment.job_id()},
+                      {"message", std::string(job.status().message())}});
     return;
   }
   if (!job.ok()) {
     const std::string error = job.status().ToString();
-    rpc::LogLine("error", "job_failed_to_start",
-                 {{"job", assignment.job_id()}, {"error", error}});
+    service::LogLine("error", "job_failed_to_start",
+                     {{"job", assignment.job_id()}, {"error", error}});
     RecordFailureLocked(assignment.job_id(), error);
     return;
   }
   jobs_[assignment.job_id()] =
       RunningJob{.job = *std::move(job), .epoch = assignment.lease_epoch()};
-  rpc::LogLine("info", "job_started",
-               {{"job", assignment.job_id()},
-                {"role", v1::WorkerRole_Name(role_)},
-                {"replay", assignment.replay_address()},
-                {"learner", assignment.parameter_address()}});
+  service::LogLine("info", "job_started",
+                   {{"job", assignment.job_id()},
+                    {"role", v1::WorkerRole_Name(role_)},
+                    {"replay", assignment.replay_address()},
+                    {"learner", assignment.parameter_address()}});
 }
 
 }  // namespace mmapzero::worker

@@ -36,8 +36,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "common/rpc/worker_session.h"
 #include "proto/worker.pb.h"
+#include "worker/worker_session.h"
 
 namespace mmapzero::worker {
 
@@ -74,7 +74,7 @@ using JobFactory = std::function<absl::StatusOr<std::shared_ptr<SupervisedJob>>(
 class JobSupervisor {
  public:
   // `session` is not owned and must outlive this object.
-  JobSupervisor(rpc::WorkerSession* session, v1::WorkerRole role,
+  JobSupervisor(worker::WorkerSession* session, v1::WorkerRole role,
                 JobFactory factory,
                 absl::Duration stop_drain = absl::Seconds(2));
   ~JobSupervisor();  // Stop(0)
@@ -129,7 +129,7 @@ class JobSupervisor {
   void RecordFailureLocked(const std::string& job_id, const std::string& error)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  rpc::WorkerSession* session_;
+  worker::WorkerSession* session_;
   const v1::WorkerRole role_;
   const JobFactory factory_;
   const absl::Duration stop_drain_;

@@ -11,9 +11,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "worker/test_cluster.h"
-#include "common/rpc/crash_guard.h"
+#include "common/service/crash_guard.h"
 #include "gtest/gtest.h"
+#include "worker/test_cluster.h"
 
 namespace mmapzero::worker {
 namespace {
@@ -40,13 +40,14 @@ class ThrowingJob final : public SupervisedJob {
 TEST(JobSupervisorTest, AJobThatThrowsIsStoppedReportedAndNotRestarted) {
   TestCluster cluster("drop-all");
   const std::string job = cluster.SubmitRunningJob(TinyConfig());
-  absl::StatusOr<std::unique_ptr<rpc::WorkerSession>> session =
-      rpc::WorkerSession::Start({.coordinator = cluster.coordinator_address(),
-                                 .role = v1::WORKER_ROLE_ACTOR,
-                                 .address = "",
-                                 .capacity = 1,
-                                 .name = "throwing-actor",
-                                 .rpc_deadline = absl::Seconds(5)});
+  absl::StatusOr<std::unique_ptr<worker::WorkerSession>> session =
+      worker::WorkerSession::Start(
+          {.coordinator = cluster.coordinator_address(),
+           .role = v1::WORKER_ROLE_ACTOR,
+           .address = "",
+           .capacity = 1,
+           .name = "throwing-actor",
+           .rpc_deadline = absl::Seconds(5)});
   ASSERT_TRUE(session.ok()) << session.status();
   std::atomic<int> starts{0};
   JobSupervisor supervisor(
@@ -78,7 +79,7 @@ class JobSupervisorStartTest : public ::testing::Test {
  protected:
   void SetUp() override {
     job_ = cluster_.SubmitRunningJob(TinyConfig());
-    auto session = rpc::WorkerSession::Start(
+    auto session = worker::WorkerSession::Start(
         {.coordinator = cluster_.coordinator_address(),
          .role = v1::WORKER_ROLE_ACTOR,
          .address = "",
@@ -91,7 +92,7 @@ class JobSupervisorStartTest : public ::testing::Test {
 
   TestCluster cluster_{"drop-all"};
   std::string job_;
-  std::unique_ptr<rpc::WorkerSession> session_;
+  std::unique_ptr<worker::WorkerSession> session_;
 };
 
 // Unavailable from the factory (a busy checkpoint fence) is no failure: the
@@ -133,14 +134,14 @@ TEST_F(JobSupervisorStartTest, AFencedStartIsNeitherReportedNorRetried) {
 }
 
 TEST(CrashGuardTest, ReturnsWhatEscapedAndNothingOtherwise) {
-  EXPECT_EQ(rpc::RunCatchingCrash("job-1", [] {}), "");
-  EXPECT_EQ(rpc::RunCatchingCrash(
+  EXPECT_EQ(service::RunCatchingCrash("job-1", [] {}), "");
+  EXPECT_EQ(service::RunCatchingCrash(
                 "job-1", [] { throw std::runtime_error("out of memory"); }),
             "uncaught exception: out of memory");
-  EXPECT_EQ(rpc::RunCatchingCrash("job-1", [] { throw 7; }),
+  EXPECT_EQ(service::RunCatchingCrash("job-1", [] { throw 7; }),
             "uncaught exception of an unknown type");
   const std::string long_text(10000, 'x');
-  EXPECT_EQ(rpc::RunCatchingCrash(
+  EXPECT_EQ(service::RunCatchingCrash(
                 "job-1", [&] { throw std::runtime_error(long_text); })
                 .size(),
             2000u);

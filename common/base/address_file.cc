@@ -24,6 +24,10 @@ std::string DialableAddress(const std::string& listen, int port) {
   return absl::StrCat(host, ":", port);
 }
 
+std::string MetricsListenAddress(const std::string& host, int port) {
+  return port > 0 ? absl::StrCat(host, ":", port) : std::string();
+}
+
 absl::Status WriteAddressFile(const std::string& path,
                               const std::string& listen, int port) {
   return WriteFileAtomically(path,

@@ -27,6 +27,10 @@ std::string ListenHost(const std::string& listen);
 // "[::]", "::", "*", "") becomes 127.0.0.1.
 std::string DialableAddress(const std::string& listen, int port);
 
+// The address a --metrics-port flag asks for on `host` (a service's
+// ListenHost): "HOST:PORT", or "" (no endpoint) for port 0.
+std::string MetricsListenAddress(const std::string& host, int port);
+
 // Writes DialableAddress(listen, port) and a newline to `path`, atomically
 // (a reader never sees a partial address). Errors name the path.
 absl::Status WriteAddressFile(const std::string& path,

@@ -17,7 +17,8 @@ class BearerTokenInterceptor : public grpc::experimental::Interceptor {
   explicit BearerTokenInterceptor(const std::string* header)
       : header_(header) {}
 
-  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
+  void Intercept(
+      grpc::experimental::InterceptorBatchMethods* methods) override {
     if (methods->QueryInterceptionHookPoint(
             grpc::experimental::InterceptionHookPoints::
                 PRE_SEND_INITIAL_METADATA)) {
@@ -48,21 +49,21 @@ class BearerTokenInterceptorFactory
 }  // namespace
 
 std::shared_ptr<grpc::Channel> MakeClientChannel(const std::string& address) {
-  return MakeClientChannel(address, *ProcessTransportSecurity());
+  return MakeClientChannel(address, *security::ProcessTransportSecurity());
 }
 
 std::shared_ptr<grpc::Channel> MakeClientChannel(
-    const std::string& address, const TransportSecurity& security) {
+    const std::string& address, const security::TransportSecurity& security) {
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(kMaxMessageBytes);
   arguments.SetMaxSendMessageSize(kMaxMessageBytes);
   std::shared_ptr<grpc::ChannelCredentials> credentials =
-      ChannelCredentialsFor(security, &arguments);
+      security::ChannelCredentialsFor(security, &arguments);
   if (security.bearer_token.empty()) {
     return grpc::CreateCustomChannel(address, credentials, arguments);
   }
-  std::vector<std::unique_ptr<
-      grpc::experimental::ClientInterceptorFactoryInterface>>
+  std::vector<
+      std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>>
       interceptors;
   interceptors.push_back(
       std::make_unique<BearerTokenInterceptorFactory>(security.bearer_token));

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "common/rpc/message_limit.h"
-#include "common/rpc/transport_security.h"
+#include "common/security/transport_security.h"
 #include "grpcpp/channel.h"
 
 namespace mmapzero::rpc {
@@ -24,7 +24,7 @@ std::shared_ptr<grpc::Channel> MakeClientChannel(const std::string& address);
 
 // The same under `security` (a test speaking as another identity).
 std::shared_ptr<grpc::Channel> MakeClientChannel(
-    const std::string& address, const TransportSecurity& security);
+    const std::string& address, const security::TransportSecurity& security);
 
 }  // namespace mmapzero::rpc
 

@@ -6,7 +6,7 @@
 #include <grpcpp/server_builder.h>
 
 #include "absl/strings/str_cat.h"
-#include "common/rpc/transport_security.h"
+#include "common/security/transport_security.h"
 
 namespace mmapzero::rpc {
 
@@ -16,9 +16,10 @@ absl::StatusOr<StartedServer> StartGrpcServer(
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   StartedServer started;
-  builder.AddListeningPort(options.listen,
-                           ServerCredentialsFor(*ProcessTransportSecurity()),
-                           &started.port);
+  builder.AddListeningPort(
+      options.listen,
+      security::ServerCredentialsFor(*security::ProcessTransportSecurity()),
+      &started.port);
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
   for (grpc::Service* service : options.services) {

@@ -3,9 +3,9 @@
 #include <chrono>
 #include <string>
 
-#include "common/rpc/access_policy.h"
-#include "common/rpc/log_line.h"
-#include "common/rpc/transport_security.h"
+#include "common/security/access_policy.h"
+#include "common/security/transport_security.h"
+#include "common/service/log_line.h"
 
 namespace mmapzero::rpc {
 
@@ -17,7 +17,8 @@ absl::Status CheckCall(const grpc::ServerContext& context,
   if (context.IsCancelled()) {
     return absl::CancelledError("the client cancelled the call");
   }
-  return Authorize(context, method, *ProcessTransportSecurity());
+  return security::Authorize(context, method,
+                             *security::ProcessTransportSecurity());
 }
 
 void FinishRpc(absl::string_view method, const absl::Status& status,
@@ -40,10 +41,10 @@ void FinishRpc(absl::string_view method, const absl::Status& status,
     default:
       return;
   }
-  LogLine("warning", event,
-          {{"method", std::string(method)},
-           {"code", absl::StatusCodeToString(status.code())},
-           {"message", std::string(status.message())}});
+  service::LogLine("warning", event,
+                   {{"method", std::string(method)},
+                    {"code", absl::StatusCodeToString(status.code())},
+                    {"message", std::string(status.message())}});
 }
 
 }  // namespace mmapzero::rpc

@@ -103,14 +103,14 @@ TEST(ServiceConfigTest, LeavesOpenNestedMessages) {
 TransportSecurityConfig SecurityAsGiven(TransportSecurityConfig given) {
   return given;
 }
-absl::StatusOr<rpc::TransportSecurityFiles> SecurityFilesOf(
+absl::StatusOr<security::TransportSecurityFiles> SecurityFilesOf(
     const TransportSecurityConfig& config) {
   return TransportSecurityFilesFromConfig(config);
 }
 
 TEST(ServiceConfigTest, EveryTransportSecurityFieldIsRead) {
   ExpectEveryFieldReadOrRefused<TransportSecurityConfig,
-                                rpc::TransportSecurityFiles>(
+                                security::TransportSecurityFiles>(
       TransportSecurityConfig(), &SecurityAsGiven, &SecurityFilesOf, {});
 }
 

@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/malloc_tuning.h"
 #include "common/base/status_macros.h"
-#include "common/rpc/log_line.h"
+#include "common/service/log_line.h"
 #include "common/service/service_config.h"
 #include "common/service/service_flags.h"
 #include "common/service/transport_security_config.h"
@@ -25,7 +25,7 @@ namespace mmapzero::service {
 namespace {
 
 // The config's `security` field as the files to load.
-absl::StatusOr<rpc::TransportSecurityFiles> SecurityFiles(
+absl::StatusOr<security::TransportSecurityFiles> SecurityFiles(
     const google::protobuf::Message& config) {
   const google::protobuf::FieldDescriptor* field =
       config.GetDescriptor()->FindFieldByName("security");
@@ -43,11 +43,11 @@ absl::StatusOr<rpc::TransportSecurityFiles> SecurityFiles(
 // report and what the service starts from.
 absl::Status ReadAndCheck(google::protobuf::Message* config,
                           const ServiceHooks& hooks,
-                          rpc::TransportSecurityFiles* security) {
+                          security::TransportSecurityFiles* security) {
   RETURN_IF_ERROR(ReadServiceConfig(config));
   hooks.apply_defaults(config);
   ASSIGN_OR_RETURN(*security, SecurityFiles(*config));
-  RETURN_IF_ERROR(rpc::CheckTransportSecurityFiles(*security));
+  RETURN_IF_ERROR(security::CheckTransportSecurityFiles(*security));
   return hooks.check(*config);
 }
 
@@ -98,7 +98,7 @@ std::vector<char*> UnderscoreFlagNames(int argc, char** argv,
 int RunService(int argc, char** argv, google::protobuf::Message* config,
                const ServiceHooks& hooks) {
   KeepFreedMemoryForReuse();  // before any thread; LibTorch's steps reuse it
-  rpc::SetLogComponent(hooks.component);
+  service::SetLogComponent(hooks.component);
   absl::SetProgramUsageMessage(hooks.usage);
   const sigset_t signals = BlockShutdownSignals();
   std::vector<std::string> storage;
@@ -110,7 +110,7 @@ int RunService(int argc, char** argv, google::protobuf::Message* config,
                                      "unexpected argument '", positional[1],
                                      "' (every setting is a --flag)")));
   }
-  rpc::TransportSecurityFiles security;
+  security::TransportSecurityFiles security;
   const absl::Status checked = ReadAndCheck(config, hooks, &security);
   if (absl::GetFlag(FLAGS_print_config)) {
     if (!checked.ok()) return Fail(hooks.component, checked);
@@ -122,14 +122,14 @@ int RunService(int argc, char** argv, google::protobuf::Message* config,
     std::cout << "mmapzero-" << hooks.component << ": flags ok\n";
     return 0;
   }
-  absl::StatusOr<rpc::TransportSecurity> loaded =
-      rpc::LoadTransportSecurity(security);
+  absl::StatusOr<security::TransportSecurity> loaded =
+      security::LoadTransportSecurity(security);
   if (!loaded.ok()) return Fail(hooks.component, loaded.status());
-  rpc::SetProcessTransportSecurity(*std::move(loaded));
+  security::SetProcessTransportSecurity(*std::move(loaded));
   absl::StatusOr<StopService> stop = hooks.start(*config);
   if (!stop.ok()) return Fail(hooks.component, stop.status());
-  rpc::LogLine("info", "shutting_down",
-               {{"signal", WaitForShutdownSignal(signals)}});
+  service::LogLine("info", "shutting_down",
+                   {{"signal", WaitForShutdownSignal(signals)}});
   StopService stop_service = *std::move(stop);
   std::move(stop_service)();
   return 0;

@@ -2,7 +2,7 @@
 
 namespace mmapzero::service {
 
-rpc::TransportSecurityFiles TransportSecurityFilesFromConfig(
+security::TransportSecurityFiles TransportSecurityFilesFromConfig(
     const TransportSecurityConfig& config) {
   return {.ca = config.tls_ca(),
           .cert = config.tls_cert(),

@@ -1,16 +1,16 @@
 // A service's TransportSecurityConfig (proto/service_config.proto) as the
-// files rpc::LoadTransportSecurity reads: the one mapping from the config's
-// fields (and so the flags --tls-ca, --tls-cert, --tls-key,
+// files security::LoadTransportSecurity reads: the one mapping from the
+// config's fields (and so the flags --tls-ca, --tls-cert, --tls-key,
 // --tls-server-name, --bearer-token-file, --accept-tokens) to the files.
 #ifndef MMAPZERO_COMMON_SERVICE_TRANSPORT_SECURITY_CONFIG_H_
 #define MMAPZERO_COMMON_SERVICE_TRANSPORT_SECURITY_CONFIG_H_
 
-#include "common/rpc/transport_security.h"
+#include "common/security/transport_security.h"
 #include "proto/service_config.pb.h"
 
 namespace mmapzero::service {
 
-rpc::TransportSecurityFiles TransportSecurityFilesFromConfig(
+security::TransportSecurityFiles TransportSecurityFilesFromConfig(
     const TransportSecurityConfig& config);
 
 }  // namespace mmapzero::service

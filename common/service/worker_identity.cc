@@ -2,8 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/address_file.h"
-#include "common/rpc/log_line.h"
-#include "common/rpc/metrics_endpoint.h"
+#include "common/metrics/metrics_endpoint.h"
+#include "common/service/log_line.h"
 #include "common/service/service_main.h"
 
 namespace mmapzero::service {
@@ -30,16 +30,16 @@ absl::StatusOr<WorkerIdentity> WorkerIdentityFromConfig(
   std::string host = config.metrics_host();
   if (host.empty())
     host = listen_host.empty() ? kDefaultListenHost : listen_host;
-  identity.metrics_listen = rpc::MetricsListenAddress(host, port);
+  identity.metrics_listen = MetricsListenAddress(host, port);
   return identity;
 }
 
 void LogWorkerStarted(const std::string& coordinator, int capacity,
                       int metrics_port) {
-  rpc::LogLine("info", "started",
-               {{"coordinator", coordinator},
-                {"capacity", absl::StrCat(capacity)},
-                {"metrics_port", absl::StrCat(metrics_port)}});
+  service::LogLine("info", "started",
+                   {{"coordinator", coordinator},
+                    {"capacity", absl::StrCat(capacity)},
+                    {"metrics_port", absl::StrCat(metrics_port)}});
 }
 
 }  // namespace mmapzero::service

@@ -125,7 +125,7 @@ function checkRestricted(o, spec, findings) {
 }
 
 // Readiness and liveness from the services' own health (/healthz on the
-// metrics port, common/rpc/health_checks.h), not from a port that answers.
+// metrics port, common/metrics/health_checks.h), not from a port that answers.
 function checkProbes(o, spec, findings) {
   for (const c of spec.containers || []) {
     for (const probe of ["readinessProbe", "livenessProbe"]) {

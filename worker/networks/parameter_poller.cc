@@ -1,6 +1,5 @@
 #include "worker/networks/parameter_poller.h"
 
-
 #include <algorithm>
 #include <utility>
 
@@ -8,7 +7,7 @@
 #include "common/model/network_checkpoint.h"
 #include "common/rpc/backoff.h"
 #include "common/rpc/client_channel.h"
-#include "common/rpc/log_line.h"
+#include "common/service/log_line.h"
 
 namespace mmapzero::worker {
 
@@ -71,7 +70,7 @@ bool ParameterPoller::PollOnce() {
   if (client == nullptr) return true;  // no learner yet: nothing failed
   const absl::StatusOr<int64_t> latest = client->LatestVersion(options_.job_id);
   if (!latest.ok()) {
-    rpc::LogLine(
+    service::LogLine(
         "warning", "parameter_poll_failed",
         {{"job", options_.job_id}, {"error", latest.status().ToString()}});
     return false;
@@ -84,10 +83,10 @@ bool ParameterPoller::PollOnce() {
   if (status.ok())
     status = model::LoadNetworkParameters(snapshot->bytes, staging_);
   if (!status.ok()) {
-    rpc::LogLine("warning", "parameter_fetch_failed",
-                 {{"job", options_.job_id},
-                  {"version", absl::StrCat(*latest)},
-                  {"error", status.ToString()}});
+    service::LogLine("warning", "parameter_fetch_failed",
+                     {{"job", options_.job_id},
+                      {"version", absl::StrCat(*latest)},
+                      {"error", status.ToString()}});
     return false;
   }
   published_.Publish(staging_, snapshot->version);

@@ -1,0 +1,73 @@
+// A small certificate authority for one mmapzero deployment, so that mutual
+// TLS needs no tool beyond mmapctl (`mmapctl certs`, and `mmapctl local up`
+// for the local cluster): a CA and one certificate per role, ECDSA P-256
+// keys, SHA-256 signatures (OpenSSL).
+//
+// The files of a folder (keys mode 0600):
+//   ca.pem ca.key          the CA (keep ca.key off the cluster)
+//   worker.pem worker.key  every service's identity (OU=worker): it serves
+//                          and calls; subjectAltName mmapzero (the name
+//                          clients check, transport_security.h),
+//                          localhost, 127.0.0.1 and the extra hosts
+//   client.pem client.key  mmapctl's identity (OU=client)
+//   admin.pem admin.key    an operator's identity (OU=admin)
+#ifndef MMAPZERO_COMMON_SECURITY_LOCAL_CERTIFICATES_H_
+#define MMAPZERO_COMMON_SECURITY_LOCAL_CERTIFICATES_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "common/security/access_role.h"
+#include "common/security/transport_security.h"
+
+namespace mmapzero::security {
+
+struct IssuedCertificate {
+  std::string cert_pem;
+  std::string key_pem;
+};
+
+struct CertificateSubject {
+  std::string common_name;  // the holder, for logs ("actor-0")
+  Role role = Role::kClient;
+  // subjectAltName entries: IP addresses where they parse as one, else
+  // DNS names. Empty: a certificate that only calls (clientAuth).
+  std::vector<std::string> hosts;
+};
+
+// A new CA (self-signed, `validity` long).
+absl::StatusOr<IssuedCertificate> MakeCertificateAuthority(
+    const std::string& name, absl::Duration validity);
+
+// A certificate for `subject` signed by `ca`. InvalidArgument when `ca`'s
+// PEM does not parse.
+absl::StatusOr<IssuedCertificate> IssueCertificate(
+    const IssuedCertificate& ca, const CertificateSubject& subject,
+    absl::Duration validity);
+
+struct LocalCertificatesOptions {
+  std::string dir;
+  std::vector<std::string> extra_hosts;  // added to worker.pem's names
+  absl::Duration validity = absl::Hours(24 * 365);
+};
+
+// Writes the folder described above (created when missing). AlreadyExists
+// when it already holds a ca.pem, so that a CA is never replaced by
+// accident.
+absl::Status WriteLocalCertificates(const LocalCertificatesOptions& options);
+
+// The files of `holder` ("worker", "client", "admin") in a folder written
+// by WriteLocalCertificates: DIR/ca.pem, DIR/HOLDER.pem, DIR/HOLDER.key.
+TransportSecurityFiles CertificateDirFiles(const std::string& dir,
+                                           const std::string& holder);
+
+// LoadTransportSecurity of those files.
+absl::StatusOr<TransportSecurity> SecurityFromCertificateDir(
+    const std::string& dir, const std::string& holder);
+
+}  // namespace mmapzero::security
+
+#endif  // MMAPZERO_COMMON_SECURITY_LOCAL_CERTIFICATES_H_
