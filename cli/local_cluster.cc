@@ -17,6 +17,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -177,7 +178,9 @@ absl::Status WriteServiceConfigs(const std::string& data_dir,
     return absl::PermissionDeniedError(
         absl::StrCat(data_dir, "/config: ", error.message()));
   }
+  std::set<LocalRole> written;  // actor-0 and actor-1 share actor.json
   for (const Planned& service : plan) {
+    if (!written.insert(service.role).second) continue;
     RETURN_IF_ERROR(
         WriteFileAtomically(ServiceConfigPath(data_dir, service.role),
                             ServiceConfigJson(service.role)));

@@ -4,7 +4,6 @@
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
 #include "common/metrics/metrics_endpoint.h"
-#include "common/workload/proto_io.h"
 
 namespace mmapzero::coordinator {
 namespace {
@@ -19,13 +18,6 @@ absl::Status InRange(const char* flag, int64_t value, int64_t low, int64_t high,
 constexpr int64_t kDay = int64_t{24} * 3600 * 1000;  // ms
 
 }  // namespace
-
-absl::StatusOr<CoordinatorConfig> LoadCoordinatorConfig(
-    const std::string& path) {
-  CoordinatorConfig config;
-  RETURN_IF_ERROR(ReadProtoFile(path, &config));
-  return config;
-}
 
 CoordinatorConfig WithDefaults(CoordinatorConfig given) {
   CoordinatorConfig config;

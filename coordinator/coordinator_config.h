@@ -22,10 +22,6 @@ struct CoordinatorServiceSettings {
   bool operator==(const CoordinatorServiceSettings&) const = default;
 };
 
-// ReadProtoFile (JSON or binary); errors name the file and field.
-absl::StatusOr<CoordinatorConfig> LoadCoordinatorConfig(
-    const std::string& path);
-
 // `given` over the defaults of the fields it leaves unset: listen
 // 127.0.0.1:7070 (loopback; 0.0.0.0:7070 to serve other hosts), no
 // metrics (port 0), heartbeat 2 s, lease TTL 10 s, no limit on running

@@ -11,7 +11,6 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "common/service/service_config.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -22,10 +21,7 @@ namespace mmapzero::service {
 // numbers, a changed string, the other boolean, the next enum value.
 inline std::string ChangedValue(const ConfigLeaf& leaf,
                                 const google::protobuf::Message& config) {
-  const google::protobuf::Message* message = &config;
-  for (size_t i = 0; i + 1 < leaf.path.size(); ++i) {
-    message = &message->GetReflection()->GetMessage(*message, leaf.path[i]);
-  }
+  const google::protobuf::Message* message = &leaf.Holder(config);
   const google::protobuf::Reflection& r = *message->GetReflection();
   const google::protobuf::FieldDescriptor* f = leaf.field();
   using FD = google::protobuf::FieldDescriptor;
@@ -78,8 +74,7 @@ void ExpectEveryFieldReadOrRefused(
     if (skip.contains(leaf.path.front()->name())) continue;
     ++fields;
     const std::string name = leaf.field()->name();
-    const std::string flag =
-        absl::StrCat("--", absl::StrReplaceAll(name, {{"_", "-"}}));
+    const std::string flag = FlagName(name);
     const std::string value = ChangedValue(leaf, effective);
     Config probe = baseline;
     ASSERT_TRUE(SetConfigLeaf(leaf, value, &probe).ok()) << name;

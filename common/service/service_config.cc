@@ -7,12 +7,13 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "common/base/status_macros.h"
 #include "common/service/service_flags.h"
 #include "common/workload/proto_io.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/text_format.h"
 
 namespace mmapzero::service {
 namespace {
@@ -34,34 +35,34 @@ void CollectLeaves(const Descriptor& type, ConfigLeaf prefix,
   }
 }
 
-std::string FlagName(const FieldDescriptor& field) {
-  return absl::StrCat("--", absl::StrReplaceAll(field.name(), {{"_", "-"}}));
+absl::Status BadValue(const FieldDescriptor& field, const std::string& text) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(FlagName(field.name()), ": expected ", field.cpp_type_name(),
+                   ", got '", text, "'"));
 }
 
-absl::Status BadValue(const FieldDescriptor& field, const std::string& text,
-                      const char* expected) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      FlagName(field), ": expected ", expected, ", got '", text, "'"));
-}
-
-// The message that holds `leaf`'s field, made on the way.
-Message* Holder(const ConfigLeaf& leaf, Message* config) {
-  Message* message = config;
-  for (size_t i = 0; i + 1 < leaf.path.size(); ++i) {
-    message = message->GetReflection()->MutableMessage(message, leaf.path[i]);
-  }
-  return message;
-}
-
-// The flag of `name` if it was given: optional-valued flags print "" when
-// unset.
-const absl::CommandLineFlag* GivenFlag(const std::string& name) {
-  const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-  if (flag == nullptr || flag->CurrentValue().empty()) return nullptr;
-  return flag;
-}
+// Parse errors become the one error above, not log lines.
+class SilentErrors : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int, int, const std::string&) override {}
+};
 
 }  // namespace
+
+Message* ConfigLeaf::Holder(Message* config) const {
+  for (size_t i = 0; i + 1 < path.size(); ++i) {
+    config = config->GetReflection()->MutableMessage(config, path[i]);
+  }
+  return config;
+}
+
+const Message& ConfigLeaf::Holder(const Message& config) const {
+  const Message* message = &config;
+  for (size_t i = 0; i + 1 < path.size(); ++i) {
+    message = &message->GetReflection()->GetMessage(*message, path[i]);
+  }
+  return *message;
+}
 
 std::vector<ConfigLeaf> ConfigLeaves(const Descriptor& type) {
   std::vector<ConfigLeaf> leaves;
@@ -69,114 +70,70 @@ std::vector<ConfigLeaf> ConfigLeaves(const Descriptor& type) {
   return leaves;
 }
 
+std::string FlagName(absl::string_view name) {
+  return absl::StrCat("--", absl::StrReplaceAll(name, {{"_", "-"}}));
+}
+
 absl::Status SetConfigLeaf(const ConfigLeaf& leaf, const std::string& text,
                            Message* config) {
-  Message* message = Holder(leaf, config);
-  const google::protobuf::Reflection& reflection = *message->GetReflection();
+  Message* message = leaf.Holder(config);
   const FieldDescriptor& field = *leaf.field();
-  switch (field.cpp_type()) {
-    case FieldDescriptor::CPPTYPE_INT32: {
-      int32_t value = 0;
-      if (!absl::SimpleAtoi(text, &value))
-        return BadValue(field, text, "an integer");
-      reflection.SetInt32(message, &field, value);
-      break;
-    }
-    case FieldDescriptor::CPPTYPE_INT64: {
-      int64_t value = 0;
-      if (!absl::SimpleAtoi(text, &value))
-        return BadValue(field, text, "an integer");
-      reflection.SetInt64(message, &field, value);
-      break;
-    }
-    case FieldDescriptor::CPPTYPE_UINT32: {
-      uint32_t value = 0;
-      if (!absl::SimpleAtoi(text, &value)) {
-        return BadValue(field, text, "an integer >= 0");
-      }
-      reflection.SetUInt32(message, &field, value);
-      break;
-    }
-    case FieldDescriptor::CPPTYPE_UINT64: {
-      uint64_t value = 0;
-      if (!absl::SimpleAtoi(text, &value)) {
-        return BadValue(field, text, "an integer >= 0");
-      }
-      reflection.SetUInt64(message, &field, value);
-      break;
-    }
-    case FieldDescriptor::CPPTYPE_DOUBLE:
-    case FieldDescriptor::CPPTYPE_FLOAT: {
-      double value = 0;
-      if (!absl::SimpleAtod(text, &value))
-        return BadValue(field, text, "a number");
-      if (field.cpp_type() == FieldDescriptor::CPPTYPE_FLOAT) {
-        reflection.SetFloat(message, &field, static_cast<float>(value));
-      } else {
-        reflection.SetDouble(message, &field, value);
-      }
-      break;
-    }
-    case FieldDescriptor::CPPTYPE_BOOL: {
-      bool value = false;
-      if (!absl::SimpleAtob(text, &value))
-        return BadValue(field, text, "true or false");
-      reflection.SetBool(message, &field, value);
-      break;
-    }
-    case FieldDescriptor::CPPTYPE_ENUM: {
-      const auto* value = field.enum_type()->FindValueByName(text);
-      if (value == nullptr) return BadValue(field, text, "a value's name");
-      reflection.SetEnum(message, &field, value);
-      break;
-    }
-    case FieldDescriptor::CPPTYPE_STRING:
-      reflection.SetString(message, &field, text);
-      break;
-    case FieldDescriptor::CPPTYPE_MESSAGE:
-      return absl::InternalError(
-          absl::StrCat(FlagName(field), ": a message, not a setting"));
+  if (field.cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
+    // Unquoted: a flag's value is the string itself.
+    message->GetReflection()->SetString(message, &field, text);
+    return absl::OkStatus();
+  }
+  // Numbers, booleans and enum names as protobuf's text format reads them.
+  SilentErrors errors;
+  google::protobuf::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFieldValueFromString(text, &field, message)) {
+    return BadValue(field, text);
   }
   return absl::OkStatus();
 }
 
 absl::Status ReadServiceConfig(Message* config) {
-  std::map<std::string, ConfigLeaf> leaves;
+  // Each field with its flag, which every field must have.
+  std::map<std::string, std::pair<ConfigLeaf, const absl::CommandLineFlag*>>
+      settings;
   for (ConfigLeaf& leaf : ConfigLeaves(*config->GetDescriptor())) {
     const std::string name = leaf.field()->name();
-    if (absl::FindCommandLineFlag(name) == nullptr) {
+    const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    if (flag == nullptr) {
       return absl::InternalError(absl::StrCat(config->GetTypeName(), ".", name,
-                                              " has no flag ",
-                                              FlagName(*leaf.field())));
+                                              " has no flag ", FlagName(name)));
     }
-    if (!leaves.emplace(name, std::move(leaf)).second) {
+    if (!settings.try_emplace(name, std::move(leaf), flag).second) {
       return absl::InternalError(
           absl::StrCat(config->GetTypeName(), ": two fields named ", name));
     }
   }
   for (const auto& [name, flag] : absl::GetAllFlags()) {
     if (!IsServiceFlagFile(flag->Filename()) || IsControlFlag(name) ||
-        leaves.contains(std::string(name))) {
+        settings.contains(std::string(name))) {
       continue;
     }
     if (absl::EndsWith(flag->Filename(), "/main.cc")) {
       return absl::InternalError(
-          absl::StrCat("--", name, " (", flag->Filename(),
+          absl::StrCat(FlagName(name), " (", flag->Filename(),
                        ") sets no field of ", config->GetTypeName()));
     }
     if (!flag->CurrentValue().empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--", absl::StrReplaceAll(name, {{"_", "-"}}),
-          ": not a setting of this service (", config->GetTypeName(), ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(FlagName(name), ": not a setting of this service (",
+                       config->GetTypeName(), ")"));
     }
   }
   config->Clear();
   if (const std::string path = absl::GetFlag(FLAGS_config); !path.empty()) {
     RETURN_IF_ERROR(ReadProtoFile(path, config));
   }
-  for (const auto& [name, leaf] : leaves) {
-    if (const absl::CommandLineFlag* flag = GivenFlag(name)) {
-      RETURN_IF_ERROR(SetConfigLeaf(leaf, flag->CurrentValue(), config));
+  // Optional-valued flags print "" when not given.
+  for (const auto& [name, setting] : settings) {
+    const auto& [leaf, flag] = setting;
+    if (const std::string value = flag->CurrentValue(); !value.empty()) {
+      RETURN_IF_ERROR(SetConfigLeaf(leaf, value, config));
     }
   }
   return absl::OkStatus();

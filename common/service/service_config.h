@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 
@@ -23,8 +24,16 @@ namespace mmapzero::service {
 struct ConfigLeaf {
   std::vector<const google::protobuf::FieldDescriptor*> path;
   const google::protobuf::FieldDescriptor* field() const { return path.back(); }
+  // The message of `config` that holds field(), made on the way.
+  google::protobuf::Message* Holder(google::protobuf::Message* config) const;
+  const google::protobuf::Message& Holder(
+      const google::protobuf::Message& config) const;
 };
 std::vector<ConfigLeaf> ConfigLeaves(const google::protobuf::Descriptor& type);
+
+// How users spell the flag of a field or absl flag name: "data_dir" ->
+// "--data-dir".
+std::string FlagName(absl::string_view name);
 
 // Sets `leaf` in `config` from `text` (a flag's value: 42, 0.5, true, a
 // string, an enum's name); InvalidArgument naming --FLAG and the value.

@@ -2,7 +2,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/address_file.h"
-#include "common/metrics/metrics_endpoint.h"
 #include "common/service/log_line.h"
 #include "common/service/service_main.h"
 
