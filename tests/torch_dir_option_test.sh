@@ -41,6 +41,7 @@ tr -s ' \n' ' ' <"$work/refused.log" |
   { cat "$work/refused.log"; fail "no error naming the folder"; }
 
 echo "== configure and build deps_smoke_test against $torch"
+# One LibTorch unit: a precompiled header would only add its own build.
 cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DMMAPZERO_TORCH_DIR="$torch" -DMMAPZERO_PRECOMPILED_HEADERS=OFF \
   >"$work/configure.log" 2>&1 ||
