@@ -25,6 +25,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "actor/actor_job_stats.h"
 #include "actor/actor_metrics.h"
 #include "common/base/guarded.h"
 #include "common/training/self_play.h"
@@ -44,15 +45,6 @@ struct ActorJobOptions {
   int max_queued_trajectories = 256;
   worker::WorkerSession* session = nullptr;  // not owned; required
   ActorMetrics* metrics = nullptr;           // not owned; may be null
-};
-
-struct ActorJobStats {
-  int64_t games = 0;
-  int64_t moves = 0;
-  int64_t simulations = 0;
-  int64_t parameter_version = 0;  // acting with
-  int64_t learner_version = 0;    // the learner's latest seen
-  worker::OutboxStats outbox;
 };
 
 class ActorJob final : public worker::SupervisedJob {

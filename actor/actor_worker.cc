@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "actor/actor_job.h"
 #include "common/base/status_macros.h"
 
 namespace mmapzero::actor {

@@ -22,7 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "actor/actor_job.h"
+#include "actor/actor_job_stats.h"
 #include "actor/actor_metrics.h"
 #include "worker/job_supervisor.h"
 #include "worker/worker_session.h"

@@ -6,8 +6,6 @@
 // no gRPC itself: it finds its jobs, their replay servers and learners
 // through the coordinator. SIGTERM or SIGINT: play stops, queued
 // trajectories get --drain-seconds to reach replay, heartbeats stop.
-#include <torch/torch.h>
-
 #include <memory>
 #include <optional>
 #include <string>

@@ -45,6 +45,7 @@
 #include "common/training/learner.h"
 #include "common/training/training_loop.h"
 #include "learner/learner_metrics.h"
+#include "learner/learner_progress.h"
 #include "proto/muzero.pb.h"
 #include "proto/solution.pb.h"
 #include "worker/parameter_store.h"
@@ -72,14 +73,6 @@ struct LearnerJobOptions {
   // The job's program (the assignment's workload), which demonstrations
   // are replayed on; null: none are (offers only note their return).
   std::shared_ptr<const game::Program> program = nullptr;
-};
-
-// Where the job stands; a copy. The loop's progress, and:
-struct LearnerProgress : training::TrainingProgress {
-  int64_t resumed_step = 0;  // the step training started from
-  // What ended the thread when something escaped it (crash_guard.h); the
-  // worker reports it as the job's fatal error.
-  std::string fatal_error;
 };
 
 class LearnerJob {

@@ -18,7 +18,7 @@
 #include "common/metrics/http_endpoint.h"
 #include "common/metrics/rpc_metrics.h"
 #include "common/rpc/rpc_handler.h"
-#include "common/training/learner.h"
+#include "common/training/learner_stats.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"

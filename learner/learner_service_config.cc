@@ -5,17 +5,10 @@
 #include "common/base/status_macros.h"
 #include "common/service/torch_threads.h"
 #include "common/service/worker_identity.h"
+#include "learner/training_device.h"
 
 namespace mmapzero::learner {
 namespace {
-
-absl::Status CheckDeviceName(const std::string& name) {
-  if (name == "auto" || name == "cpu" || name == "cuda") {
-    return absl::OkStatus();
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("--device: auto, cpu or cuda, got '", name, "'"));
-}
 
 absl::Status AtLeast(const char* flag, int64_t value, int64_t low) {
   if (value >= low) return absl::OkStatus();
@@ -68,26 +61,12 @@ absl::StatusOr<LearnerServiceSettings> LearnerSettingsFromConfig(
       AtLeast("--replay-deadline-ms", config.replay_deadline_ms(), 1));
   o.replay_deadline = absl::Milliseconds(config.replay_deadline_ms());
   RETURN_IF_ERROR(CheckDeviceName(config.device()));
-  settings.device = config.device();
+  o.device = config.device();
   ASSIGN_OR_RETURN(settings.torch_threads,
                    service::TorchThreadsFromConfig(config.torch_threads()));
   settings.address_file = config.address_file();
   RETURN_IF_ERROR(CheckLearnerWorkerOptions(o));
   return settings;
-}
-
-absl::StatusOr<torch::Device> DeviceFromName(const std::string& name) {
-  RETURN_IF_ERROR(CheckDeviceName(name));
-  const bool cuda = torch::cuda::is_available();
-  if (name == "auto") return cuda ? torch::kCUDA : torch::kCPU;
-  if (name == "cpu") return torch::kCPU;
-  if (!cuda) {
-    return absl::FailedPreconditionError(
-        "--device=cuda: LibTorch sees no CUDA device (a CPU-only LibTorch "
-        "build, or no GPU visible to this process); refusing to train on "
-        "the CPU instead");
-  }
-  return torch::kCUDA;
 }
 
 }  // namespace mmapzero::learner

@@ -4,8 +4,6 @@
 #ifndef MMAPZERO_LEARNER_LEARNER_SERVICE_CONFIG_H_
 #define MMAPZERO_LEARNER_LEARNER_SERVICE_CONFIG_H_
 
-#include <torch/torch.h>
-
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -14,11 +12,10 @@
 
 namespace mmapzero::learner {
 
-// What the service starts from; the device is resolved at start
-// (DeviceFromName), on the machine that runs it.
+// What the service starts from (the worker resolves its device when it
+// starts, on the machine that runs it).
 struct LearnerServiceSettings {
   LearnerWorkerOptions worker;
-  std::string device;        // auto, cpu or cuda
   int torch_threads = 1;     // 0: LibTorch's default
   std::string address_file;  // "": none
 
@@ -35,12 +32,6 @@ LearnerServiceConfig WithDefaults(LearnerServiceConfig given);
 // flag of a missing or out-of-range value.
 absl::StatusOr<LearnerServiceSettings> LearnerSettingsFromConfig(
     const LearnerServiceConfig& config);
-
-// The device `name` (auto, cpu, cuda) means on this machine: cuda refuses
-// to start without a CUDA device (a CPU-only LibTorch build or no GPU)
-// rather than train on one CPU thread unnoticed; auto falls back to the
-// CPU.
-absl::StatusOr<torch::Device> DeviceFromName(const std::string& name);
 
 }  // namespace mmapzero::learner
 

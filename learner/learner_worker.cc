@@ -11,6 +11,7 @@
 #include "common/service/log_line.h"
 #include "learner/replay_sampler.h"
 #include "learner/supervised_learner_job.h"
+#include "learner/training_device.h"
 #include "worker/prefetch_queue.h"
 
 namespace mmapzero::learner {
@@ -61,7 +62,8 @@ absl::StatusOr<std::unique_ptr<LearnerWorker>> LearnerWorker::Start(
   std::unique_ptr<LearnerWorker> worker(new LearnerWorker(std::move(options)));
   const LearnerWorkerOptions& o = worker->options_;
   ASSIGN_OR_RETURN(worker->metrics_, LearnerMetrics::Start(o.metrics_listen));
-  worker->metrics_->SetDevice(o.device.is_cuda() ? "cuda" : "cpu");
+  ASSIGN_OR_RETURN(worker->device_, ResolveDeviceName(o.device));
+  worker->metrics_->SetDevice(worker->device_);
   worker->parameter_service_ = std::make_unique<ParameterServiceImpl>(
       &worker->parameters_,
       ParameterServiceOptions{.default_chunk_bytes = o.max_chunk_bytes},
@@ -94,7 +96,7 @@ absl::StatusOr<std::unique_ptr<LearnerWorker>> LearnerWorker::Start(
            {"metrics_port", absl::StrCat(worker->metrics_port())},
            {"coordinator", o.coordinator},
            {"data_dir", o.data_dir},
-           {"device", o.device.str()}});
+           {"device", worker->device_}});
   return worker;
 }
 
@@ -135,7 +137,7 @@ absl::StatusOr<std::shared_ptr<worker::SupervisedJob>> LearnerWorker::StartJob(
            .checkpoint_dir = JobCheckpointDir(options_.data_dir, assignment),
            .publish_interval = options_.publish_interval,
            .checkpoint_interval = options_.checkpoint_interval,
-           .device = options_.device,
+           .device = torch::Device(device_),
            .lease_epoch = assignment.lease_epoch(),
            .lease_live = [session =
                               session_.get()] { return session->LeasesLive(); },

@@ -27,7 +27,6 @@
 #define MMAPZERO_LEARNER_LEARNER_WORKER_H_
 
 #include <grpcpp/server.h>
-#include <torch/torch.h>
 
 #include <atomic>
 #include <map>
@@ -38,8 +37,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "learner/learner_job.h"
 #include "learner/learner_metrics.h"
+#include "learner/learner_progress.h"
 #include "learner/parameter_service.h"
 #include "proto/worker.pb.h"
 #include "worker/job_supervisor.h"
@@ -64,7 +63,9 @@ struct LearnerWorkerOptions {
   absl::Duration replay_deadline = absl::Seconds(10);
   // How often each job's step goes into the next heartbeat.
   absl::Duration poll_interval = absl::Milliseconds(200);
-  torch::Device device = torch::kCPU;
+  // auto (CUDA when LibTorch has it, else the CPU), cpu or cuda; resolved
+  // by Start on the machine that runs it (training_device.h).
+  std::string device = "cpu";
 
   bool operator==(const LearnerWorkerOptions&) const = default;
 };
@@ -108,6 +109,7 @@ class LearnerWorker {
       const v1::Assignment& assignment);
 
   const LearnerWorkerOptions options_;
+  std::string device_;  // "cpu" or "cuda": options_.device resolved
   std::string address_;
   int port_ = 0;
   std::unique_ptr<LearnerMetrics> metrics_;

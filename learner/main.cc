@@ -41,7 +41,6 @@ absl::Status Check(const LearnerServiceConfig& config) {
 absl::StatusOr<service::StopService> Start(const LearnerServiceConfig& config) {
   ASSIGN_OR_RETURN(LearnerServiceSettings settings,
                    LearnerSettingsFromConfig(config));
-  ASSIGN_OR_RETURN(settings.worker.device, DeviceFromName(settings.device));
   model::SetComputeThreads(settings.torch_threads);
   const std::string listen = settings.worker.listen;
   ASSIGN_OR_RETURN(std::unique_ptr<LearnerWorker> worker,

@@ -6,8 +6,6 @@
 // serves no gRPC itself: it finds its jobs, their replay servers and
 // learners through the coordinator. SIGTERM or SIGINT: every job ends
 // after its current round, heartbeats stop.
-#include <torch/torch.h>
-
 #include <memory>
 #include <optional>
 #include <string>

@@ -28,6 +28,7 @@
 #include "common/model/networks.h"
 #include "common/training/target_search.h"
 #include "proto/worker.pb.h"
+#include "reanalyse/reanalyse_job_stats.h"
 #include "reanalyse/reanalyse_metrics.h"
 #include "worker/job_supervisor.h"
 #include "worker/networks/parameter_poller.h"
@@ -43,15 +44,6 @@ struct ReanalyseJobOptions {
   absl::Duration rpc_deadline = absl::Seconds(10);
   worker::WorkerSession* session = nullptr;  // not owned; required
   ReanalyseMetrics* metrics = nullptr;       // not owned; may be null
-};
-
-struct ReanalyseJobStats {
-  int64_t rounds = 0;      // UpdateTargets calls answered
-  int64_t reanalysed = 0;  // trajectories updated
-  int64_t steps = 0;       // steps re-searched
-  int64_t gone = 0;        // evicted meanwhile
-  int64_t failures = 0;    // failed calls or unreadable trajectories
-  int64_t parameter_version = 0;
 };
 
 class ReanalyseJob final : public worker::SupervisedJob {

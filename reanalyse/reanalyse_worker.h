@@ -18,7 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "reanalyse/reanalyse_job.h"
+#include "reanalyse/reanalyse_job_stats.h"
 #include "reanalyse/reanalyse_metrics.h"
 #include "worker/job_supervisor.h"
 #include "worker/worker_session.h"

@@ -113,7 +113,7 @@ if ((${#prometheus_flag[@]})); then
   http_get "$port" /api/v1/rules | grep -q '"name":"MMapZeroJobWithoutLearner"' ||
     fail "Prometheus did not load the alert rules"
   # Every Grafana panel's query ($job as .*) runs on it (node reads the
-  # dashboard's JSON; scripts/install-deps installs it).
+  # dashboard's JSON; scripts/install-deps --test installs it).
   empty=()
   command -v node >/dev/null || fail "no node to read the Grafana dashboard"
   while IFS= read -r expr; do

@@ -4,7 +4,7 @@
 # renamed flag (caught by the binary's own parser), a container that may
 # write its root filesystem, a learner checkpoint volume that only one pod
 # can mount, a value of the wrong type. Exits 77 (skipped) when kubectl,
-# node or deploy/check's packages are missing (scripts/install-deps).
+# node or deploy/check's packages are missing (scripts/install-deps --test).
 # Usage: deploy_check_test.sh BIN_DIR SOURCE_DIR
 set -uo pipefail
 bin="$1"

@@ -30,18 +30,10 @@
 #include "common/agent/targets.h"
 #include "common/model/muzero_loss.h"
 #include "common/model/networks.h"
+#include "common/training/learner_stats.h"
 #include "proto/muzero.pb.h"
 
 namespace mmapzero::training {
-
-// One step's losses, as numbers for logging.
-struct LearnerStats {
-  int64_t step = 0;  // after this step
-  double total = 0;
-  double value = 0;
-  double reward = 0;
-  double policy = 0;
-};
 
 class Learner {
  public:

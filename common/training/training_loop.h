@@ -34,6 +34,7 @@
 #include "common/model/networks.h"
 #include "common/training/demonstrations.h"
 #include "common/training/learner.h"
+#include "common/training/training_progress.h"
 
 namespace mmapzero::training {
 
@@ -78,23 +79,6 @@ class TrainingObserver {
   virtual void OnCheckpoint(int64_t /*step*/, const absl::Status& /*saved*/) {}
   virtual void OnDemonstration(const DemonstrationReplay& /*replay*/) {}
   virtual void OnStopped(int64_t /*step*/, const std::string& /*reason*/) {}
-};
-
-// Where the loop stands; a copy.
-struct TrainingProgress {
-  int64_t step = 0;
-  int64_t parameter_version = -1;        // last published
-  std::map<std::string, double> losses;  // "total", "value", ...
-  int64_t skipped_batches = 0;
-  int64_t checkpoints = 0;
-  bool finished = false;    // max_steps reached
-  bool stopped = false;     // Run has returned
-  std::string batch_error;  // the last refused batch, or wait
-  std::string
-      checkpoint_error;  // the last failed checkpoint; "" after a good one
-  // Non-empty: a learner with a newer lease claimed the checkpoints.
-  std::string fenced;
-  DemonstrationStats demonstrations;
 };
 
 class TrainingLoop {
