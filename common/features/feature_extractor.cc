@@ -125,6 +125,33 @@ void BufferFeatures(const Program& program, int32_t id, const Scales& s,
   f[11] = b.alias_group >= 0 && b.alias_group == s.current_group ? 1.0f : 0.0f;
 }
 
+// The hardware section (feature_extractor.h): the profile's numbers.
+void HardwareFeatures(const Program& program, float* h) {
+  const HardwareProfile& hw = program.source().hardware();
+  const double log_memory =
+      std::log2(1.0 + static_cast<double>(program.memory_size()));
+  h[1] = static_cast<float>(std::min(1.0, log_memory / 48.0));
+  if (log_memory > 0 && program.alignment() > 1) {
+    h[5] = static_cast<float>(std::min(
+        1.0, std::log2(static_cast<double>(program.alignment())) / log_memory));
+  }
+  const double slow = hw.slow_bandwidth_gbps();
+  if (!(slow > 0)) return;
+  h[0] = 1.0f;
+  const auto log_ratio = [slow](double bandwidth) {
+    if (!(bandwidth > 0)) return 0.0f;
+    return static_cast<float>(
+        std::clamp(std::log2(bandwidth / slow) / 8.0, -1.0, 1.0));
+  };
+  h[2] = log_ratio(hw.fast_bandwidth_gbps());
+  h[3] = log_ratio(hw.copy_bandwidth_gbps());
+  if (hw.peak_tflops() > 0) {
+    const double flops_per_byte = hw.peak_tflops() * 1e3 / slow;
+    h[4] = static_cast<float>(
+        std::min(1.0, std::log2(1.0 + flops_per_byte) / 16.0));
+  }
+}
+
 }  // namespace
 
 int BufferSlots(const FeatureConfig& config) {
@@ -142,8 +169,11 @@ int ActionOffset(const FeatureConfig& config) {
 int GlobalOffset(const FeatureConfig& config) {
   return ActionOffset(config) + game::kNumActions * kActionFeatures;
 }
-int VectorSize(const FeatureConfig& config) {
+int HardwareOffset(const FeatureConfig& config) {
   return GlobalOffset(config) + kGlobalFeatures;
+}
+int VectorSize(const FeatureConfig& config) {
+  return HardwareOffset(config) + kHardwareFeatures;
 }
 int OccupancySize(const FeatureConfig& config) {
   return config.occupancy_time_bins() * config.occupancy_byte_bins();
@@ -241,6 +271,7 @@ void Observe(const MMapGame& game, const FeatureConfig& config,
                               std::clamp(game.Return() / max_return, -1.0, 1.0))
                         : 0.0f;
   g[9] = 1.0f;
+  HardwareFeatures(program, v + HardwareOffset(config));
 
   RasteriseOccupancy(game, now - config.occupancy_window_steps() / 2,
                      now - config.occupancy_window_steps() / 2 +

@@ -1,25 +1,23 @@
 // Builds MMap-MuZero's observation of a game state (paper 4.3.1) from the
 // engine's public accessors, into a reused Observation of fixed sizes.
 //
-// Layout of Observation::vector (B = 1 + next_buffers + same_tensor_buffers
-// buffer slots of kBufferFeatures each; "soft(x, s)" is x / (|x| + s), in
+// Layout of Observation::vector, section by section (B = 1 + next_buffers
+// + same_tensor_buffers buffer slots; "soft(x, s)" is x / (|x| + s), in
 // (-1, 1); s_t = max(1, occupancy_window_steps / 2) steps; s_l = the
 // program's mean instruction latency, sum_t L_t({}) / T):
-//
-//  | offset                 | count                | content |
-//  |------------------------|----------------------|---------------------------|
-//  | 0                      | 12                   | current buffer | | 12 | 12
-//  * next_buffers    | next buffers in decision  | |                        |
-//  | order (after the current) | | 12 * (1 + next)        | 12 * same_tensor |
-//  next buffers of the       | |                        | | current buffer's
-//  tensor   | | 12 * B                 | target_occupancy_bins| occupancy at
-//  target time  | | + target_occupancy_bins| supply_window_steps  | copy supply
-//  left, steps   | |                        |                      | [t - w/2,
-//  t - w/2 + w - 1]| |                        |                      | as
-//  soft(supply, s_l)      | | + supply_window_steps  | 3 * 6                |
-//  per action (Copy, NoCopy, | |                        | | Drop): see
-//  kActionFeatures| | + 18                   | 10                   | global:
-//  see kGlobal*      |
+//   buffer slots     12 * B: the current buffer, the next_buffers buffers
+//                    after it in decision order, the same_tensor_buffers
+//                    next buffers of its tensor (kBufferFeatures each)
+//   target occupancy target_occupancy_bins: occupancy at the target time
+//   supply window    supply_window_steps: copy supply left in steps
+//                    [t - w/2, t - w/2 + w - 1], soft(supply, s_l)
+//   actions          3 * 6: per action (Copy, NoCopy, Drop), below
+//   global           10, below
+//   hardware         6: the hardware profile's numbers, below
+// Every size, time and offset is relative to the program (its steps, its
+// mean latency, its buffers) or to the fast memory, and the section sizes
+// depend on the FeatureConfig alone, so one network plays programs of any
+// size on any profile; no program-specific id appears.
 //
 // Per buffer slot (zeros when the slot is empty, e.g. near the end):
 //   0 present, 1 log2(1 + size) / log2(1 + memory_size), 2 is_output,
@@ -36,6 +34,13 @@
 //   before it in decision order) / n, 5 members after it / n, 6 group already
 //   decided (an earlier member was decided), 7 drop_backups / (1 +
 //   drop_backups), 8 return so far / max return, 9 bias (1).
+// Hardware (Workload.hardware and memory_size; the same for every state of
+//   a program): 0 the profile is given (a slow-memory bandwidth; else 1-4
+//   are 0), 1 log2(1 + memory_size) / 48 (the fast memory the game has, in
+//   bytes), 2 log2(fast / slow bandwidth) / 8, 3 log2(copy / slow
+//   bandwidth) / 8, both clamped to [-1, 1], 4 log2(1 + the roofline's
+//   ridge point, peak FLOP/s over slow-memory bytes/s) / 16, at most 1,
+//   5 log2(alignment) / log2(1 + memory_size).
 //
 // Observation::occupancy is OccupancyGrid(t - W/2, t - W/2 + W - 1,
 // occupancy_time_bins, occupancy_byte_bins) with W = occupancy_window_steps:
@@ -58,6 +63,7 @@ namespace mmapzero::features {
 inline constexpr int kBufferFeatures = 12;
 inline constexpr int kActionFeatures = 6;
 inline constexpr int kGlobalFeatures = 10;
+inline constexpr int kHardwareFeatures = 6;
 
 // Number of buffer slots: current + next_buffers + same_tensor_buffers.
 int BufferSlots(const FeatureConfig& config);
@@ -66,6 +72,7 @@ int TargetOccupancyOffset(const FeatureConfig& config);
 int SupplyOffset(const FeatureConfig& config);
 int ActionOffset(const FeatureConfig& config);
 int GlobalOffset(const FeatureConfig& config);
+int HardwareOffset(const FeatureConfig& config);
 
 // Length of Observation::vector.
 int VectorSize(const FeatureConfig& config);

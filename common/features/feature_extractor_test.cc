@@ -26,7 +26,7 @@ using game::Program;
 //   buffer 1: operand of tensor 0 at t = 2, 40 bytes, live [0, 3]
 //   buffer 2: operand of tensor 1 at t = 3, 20 bytes, live [0, 3]
 // Decision order 0, 1, 2.
-std::shared_ptr<const Program> TinyProgram() {
+Workload TinyWorkload() {
   Workload w;
   w.set_name("tiny");
   w.set_memory_size(100);
@@ -47,10 +47,16 @@ std::shared_ptr<const Program> TinyProgram() {
   add(0, true, 40, 0, 5, 3);
   add(2, false, 40, 0, 1, 2);
   add(3, false, 20, 1, 30, 1);
-  auto program = Program::Create(w);
+  return w;
+}
+
+std::shared_ptr<const Program> Compile(const Workload& workload) {
+  auto program = Program::Create(workload);
   EXPECT_TRUE(program.ok()) << program.status();
   return *program;
 }
+
+std::shared_ptr<const Program> TinyProgram() { return Compile(TinyWorkload()); }
 
 // Window of 4 steps (s_t = 2), a 4 x 5 grid (20 bytes a byte bin).
 FeatureConfig TinyConfig() {
@@ -83,9 +89,9 @@ Action RandomLegal(const MMapGame& game, std::mt19937* rng) {
 TEST(FeatureSizesTest, MatchVectorAndOccupancySize) {
   const FeatureConfig cpu = CpuPreset().features();
   const FeatureConfig paper = PaperPreset().features();
-  EXPECT_EQ(VectorSize(cpu), 12 * 6 + 16 + 16 + 18 + 10);
+  EXPECT_EQ(VectorSize(cpu), 12 * 6 + 16 + 16 + 18 + 10 + 6);
   EXPECT_EQ(OccupancySize(cpu), 4 * 8);
-  EXPECT_EQ(VectorSize(paper), 12 * 9 + 128 + 64 + 18 + 10);
+  EXPECT_EQ(VectorSize(paper), 12 * 9 + 128 + 64 + 18 + 10 + 6);
   EXPECT_EQ(OccupancySize(paper), 128 * 128);
   MMapGame game(TinyProgram());
   for (const FeatureConfig& c : {cpu, paper, TinyConfig()}) {
@@ -165,6 +171,43 @@ TEST(ObserveTest, OccupancyAfterNoCopy) {
   EXPECT_FLOAT_EQ(a[4], 0.4f);
   EXPECT_FLOAT_EQ(obs.vector[GlobalOffset(c) + 1], 1.0f / 3.0f);  // depth
   EXPECT_FLOAT_EQ(obs.vector[GlobalOffset(c) + 0], 1.0f / 3.0f);  // moves
+}
+
+// The hardware section: the profile's numbers, the same in every state;
+// without a profile only the memory size (and the alignment) speak.
+TEST(ObserveTest, HardwareSectionIsTheProfiles) {
+  const FeatureConfig c = TinyConfig();
+  Observation obs;
+  Observe(MMapGame(TinyProgram()), c, &obs);
+  const float* h = obs.vector.data() + HardwareOffset(c);
+  EXPECT_EQ(HardwareOffset(c) + kHardwareFeatures, VectorSize(c));
+  EXPECT_FLOAT_EQ(h[0], 0);  // no profile
+  EXPECT_FLOAT_EQ(h[1], static_cast<float>(std::log2(101.0) / 48));
+  for (int i = 2; i < kHardwareFeatures; ++i) EXPECT_FLOAT_EQ(h[i], 0) << i;
+
+  Workload w = TinyWorkload();
+  w.set_alignment(4);
+  HardwareProfile* hw = w.mutable_hardware();
+  hw->set_name("test");
+  hw->set_peak_tflops(1);            // 1e12 FLOP/s over 1e11 B/s: ridge 10
+  hw->set_slow_bandwidth_gbps(100);
+  hw->set_fast_bandwidth_gbps(400);  // 4x slow
+  hw->set_copy_bandwidth_gbps(50);   // half of slow
+  hw->set_fast_memory_bytes(100);
+  hw->set_alignment(4);
+  MMapGame game(Compile(w));
+  Observe(game, c, &obs);
+  std::vector<float> first(h, h + kHardwareFeatures);
+  EXPECT_FLOAT_EQ(h[0], 1);
+  EXPECT_FLOAT_EQ(h[1], static_cast<float>(std::log2(101.0) / 48));
+  EXPECT_FLOAT_EQ(h[2], 2.0f / 8);
+  EXPECT_FLOAT_EQ(h[3], -1.0f / 8);
+  EXPECT_FLOAT_EQ(h[4], static_cast<float>(std::log2(11.0) / 16));
+  EXPECT_FLOAT_EQ(h[5], static_cast<float>(2 / std::log2(101.0)));
+  game.ApplyAction(Action::kNoCopy);
+  Observe(game, c, &obs);
+  h = obs.vector.data() + HardwareOffset(c);
+  EXPECT_EQ(std::vector<float>(h, h + kHardwareFeatures), first);
 }
 
 TEST(ObserveTest, TerminalStateIsZero) {

@@ -11,12 +11,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/atomic_file.h"
+#include "common/base/status_macros.h"
+#include "common/features/feature_hash.h"
 
 namespace mmapzero::model {
 namespace {
 
 // Archive keys of the stored sizes (int64 scalar buffers).
 constexpr char kKeyPrefix[] = "mmapzero_";
+constexpr char kFileVersionKey[] = "mmapzero_file_version";
 
 struct Field {
   const char* name;
@@ -34,11 +37,9 @@ std::vector<Field> HeaderFields(const CheckpointHeader& header) {
           {"time_bins", header.shape.time_bins},
           {"byte_bins", header.shape.byte_bins},
           {"vector_size", header.shape.vector_size},
-          {"trunk", c.trunk()}};
+          {"trunk", c.trunk()},
+          {"feature_hash", header.shape.feature_hash}};
 }
-
-// Fields that checkpoints written before them lack; they read as 0.
-bool Optional(const char* name) { return std::string(name) == "trunk"; }
 
 void SetHeaderField(const std::string& name, int value,
                     CheckpointHeader* header) {
@@ -53,6 +54,7 @@ void SetHeaderField(const std::string& name, int value,
   if (name == "byte_bins") header->shape.byte_bins = value;
   if (name == "vector_size") header->shape.vector_size = value;
   if (name == "trunk") c.set_trunk(static_cast<NetworkConfig::Trunk>(value));
+  if (name == "feature_hash") header->shape.feature_hash = value;
 }
 
 // An exception's message; LibTorch's (c10::Error) without its backtrace.
@@ -74,9 +76,44 @@ absl::Status OpenArchive(const std::string& path, torch::Device device,
   return absl::OkStatus();
 }
 
+// The archive's kNetworkFileVersion: absent in files of mmapzero before
+// version 2 (they have no feature hash), newer in files of a newer one.
+absl::Status CheckFileVersion(const std::string& what,
+                              torch::serialize::InputArchive& archive) {
+  torch::Tensor value;
+  bool found = false;
+  try {
+    found = archive.try_read(kFileVersionKey, value, /*is_buffer=*/true);
+  } catch (const std::exception& e) {
+    return absl::DataLossError(
+        absl::StrCat(what, ": cannot read its file version: ", ErrorText(e)));
+  }
+  if (!found) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        what, ": a network file of version 1 (no file version or feature "
+        "hash: written before the observation gained its hardware section); "
+        "this build reads version ", kNetworkFileVersion,
+        " only: train a new network (or start the job again)"));
+  }
+  if (value.numel() != 1 || value.scalar_type() != torch::kLong) {
+    return absl::DataLossError(
+        absl::StrCat(what, ": stored file version is not one integer"));
+  }
+  const int64_t version = value.item<int64_t>();
+  if (version != kNetworkFileVersion) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        what, ": network file version ", version, "; this build reads version ",
+        kNetworkFileVersion, version > kNetworkFileVersion
+                                 ? " (written by a newer mmapzero)"
+                                 : ""));
+  }
+  return absl::OkStatus();
+}
+
 // `what` names the source in errors ("checkpoint <path>").
 absl::StatusOr<CheckpointHeader> ReadHeader(
     const std::string& what, torch::serialize::InputArchive& archive) {
+  RETURN_IF_ERROR(CheckFileVersion(what, archive));
   CheckpointHeader header;
   for (const Field& field : HeaderFields(header)) {
     torch::Tensor value;
@@ -89,7 +126,6 @@ absl::StatusOr<CheckpointHeader> ReadHeader(
           absl::StrCat(what, ": cannot read ", field.name, ": ", ErrorText(e)));
     }
     if (!found) {
-      if (Optional(field.name)) continue;
       return absl::InvalidArgumentError(
           absl::StrCat(what, ": no stored ", field.name,
                        " (not an mmapzero network checkpoint?)"));
@@ -140,6 +176,15 @@ absl::Status LoadFromArchive(const std::string& what,
       HeaderFields({network->config(), network->shape()});
   const std::vector<Field> found = HeaderFields(*stored);
   for (size_t i = 0; i < expected.size(); ++i) {
+    if (std::string(found[i].name) == "feature_hash" &&
+        expected[i].value != found[i].value) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          what, ": trained on observations of another feature configuration "
+          "(feature hash ", found[i].value, "; this network's is ",
+          expected[i].value, "): the features.* fields or the observation "
+          "layout (version ", features::kFeatureLayoutVersion,
+          " here) differ; such a network cannot play these observations"));
+    }
     if (expected[i].value != found[i].value) {
       return absl::InvalidArgumentError(
           absl::StrCat(what, ": ", found[i].name, " is ", found[i].value,
@@ -188,6 +233,9 @@ absl::StatusOr<std::string> Serialize(const std::string& what,
   try {
     torch::serialize::OutputArchive archive;
     network->save(archive);
+    archive.write(kFileVersionKey,
+                  torch::tensor(int64_t{kNetworkFileVersion}, torch::kLong),
+                  /*is_buffer=*/true);
     const CheckpointHeader header{network->config(), network->shape()};
     for (const Field& field : HeaderFields(header)) {
       archive.write(absl::StrCat(kKeyPrefix, field.name),

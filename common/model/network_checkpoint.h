@@ -28,7 +28,8 @@
 
 namespace mmapzero::model {
 
-// The sizes stored in a checkpoint.
+// The sizes stored in a checkpoint, with the feature hash of the
+// observations the network was built for (ObservationShape.feature_hash).
 struct CheckpointHeader {
   NetworkConfig config;
   ObservationShape shape;
@@ -41,12 +42,18 @@ absl::Status SaveCheckpoint(const MuZeroNetwork& network,
 absl::StatusOr<CheckpointHeader> ReadCheckpointHeader(const std::string& path);
 
 // Loads into an existing network; InvalidArgument naming the file and the
-// field when the stored sizes differ from the network's.
+// field when the stored sizes differ from the network's, FailedPrecondition
+// when its feature hash or file version does.
 absl::Status LoadCheckpoint(const std::string& path, MuZeroNetwork& network);
 
 // Builds a network of the stored sizes on `device` and loads it.
 absl::StatusOr<MuZeroNetwork> LoadNetworkFromCheckpoint(
     const std::string& path, torch::Device device = DefaultDevice());
+
+// The version every network file and parameter archive carries. A reader
+// refuses another (FailedPrecondition, naming both); files of version 1
+// have no version and no feature hash.
+inline constexpr int kNetworkFileVersion = 2;
 
 // ParameterVersion.format of SerializeNetworkParameters' bytes.
 inline constexpr char kNetworkParametersFormat[] = "torch-archive-v1";

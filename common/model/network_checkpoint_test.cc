@@ -131,9 +131,14 @@ std::string Archive(
       {"time_bins", kSmallObservationShape.time_bins},
       {"byte_bins", kSmallObservationShape.byte_bins},
       {"vector_size", kSmallObservationShape.vector_size},
-      {"trunk", header_config.trunk()}};
+      {"trunk", header_config.trunk()},
+      {"feature_hash", kSmallObservationShape.feature_hash},
+      {"file_version", kNetworkFileVersion}};
   for (const auto& [name, value] : fields) {
     const auto override = header_overrides.find(name);
+    if (override != header_overrides.end() && !override->second.defined()) {
+      continue;  // left out
+    }
     archive.write("mmapzero_" + name,
                   override != header_overrides.end()
                       ? override->second
@@ -199,6 +204,61 @@ TEST(NetworkParametersTest, WrongArchivesAreRefusedAndChangeNothing) {
       LoadNetworkParameters(Archive(MakeNetwork(small, 5), small), network)
           .ok());
   EXPECT_FALSE(Unchanged(network, Snapshot(MakeNetwork(small, 1))));
+}
+
+// A network is trained on observations of one feature configuration
+// (ObservationShape.feature_hash, features::FeatureHash): loaded into a
+// network of another it would read every input as something else, so the
+// load is refused with both hashes named; so are files of another network
+// file version, version 1 (no version stored) among them.
+TEST(NetworkParametersTest, AnotherFeatureHashOrFileVersionIsRefused) {
+  const NetworkConfig small = SmallNetworkConfig();
+  ObservationShape trained_for = kSmallObservationShape;
+  trained_for.feature_hash = 12345;
+  ObservationShape plays = kSmallObservationShape;
+  plays.feature_hash = 67890;
+  torch::manual_seed(1);
+  absl::StatusOr<MuZeroNetwork> saved =
+      CreateNetwork(small, trained_for, torch::kCPU);
+  absl::StatusOr<MuZeroNetwork> network =
+      CreateNetwork(small, plays, torch::kCPU);
+  ASSERT_TRUE(saved.ok() && network.ok());
+  absl::StatusOr<std::string> bytes = SerializeNetworkParameters(*saved);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  const std::vector<torch::Tensor> before = Snapshot(*network);
+  absl::Status status = LoadNetworkParameters(*bytes, *network);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+  EXPECT_THAT(status.message(), HasSubstr("feature hash 12345"));
+  EXPECT_THAT(status.message(), HasSubstr("this network's is 67890"));
+  EXPECT_TRUE(Unchanged(*network, before));
+
+  // As a file: the header says what it was trained for, and a network of
+  // that hash is what LoadNetworkFromCheckpoint builds.
+  const std::string path = ::testing::TempDir() + "/hashed_checkpoint.pt";
+  ASSERT_TRUE(SaveCheckpoint(*saved, path).ok());
+  absl::StatusOr<CheckpointHeader> header = ReadCheckpointHeader(path);
+  ASSERT_TRUE(header.ok()) << header.status();
+  EXPECT_EQ(header->shape.feature_hash, 12345);
+  status = LoadCheckpoint(path, *network);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+  absl::StatusOr<MuZeroNetwork> rebuilt =
+      LoadNetworkFromCheckpoint(path, torch::kCPU);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status();
+  EXPECT_EQ((*rebuilt)->shape().feature_hash, 12345);
+
+  MuZeroNetwork plain = MakeNetwork(small, 2);
+  status = LoadNetworkParameters(
+      Archive(MakeNetwork(small, 3), small,
+              {{"file_version", torch::Tensor()}, {"feature_hash", torch::Tensor()}}),
+      plain);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+  EXPECT_THAT(status.message(), HasSubstr("network file of version 1"));
+  status = LoadNetworkParameters(
+      Archive(MakeNetwork(small, 3), small,
+              {{"file_version", torch::tensor(int64_t{3}, torch::kLong)}}),
+      plain);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+  EXPECT_THAT(status.message(), HasSubstr("written by a newer mmapzero"));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/features/feature_extractor.h"
+#include "common/features/feature_hash.h"
 #include "common/model/support_scaling.h"
 
 namespace mmapzero::model {
@@ -251,7 +252,8 @@ absl::StatusOr<MuZeroNetwork> CreateNetwork(const NetworkConfig& config,
 ObservationShape ShapeOf(const FeatureConfig& config) {
   return ObservationShape{.time_bins = config.occupancy_time_bins(),
                           .byte_bins = config.occupancy_byte_bins(),
-                          .vector_size = features::VectorSize(config)};
+                          .vector_size = features::VectorSize(config),
+                          .feature_hash = features::FeatureHash(config)};
 }
 
 }  // namespace mmapzero::model

@@ -27,6 +27,11 @@ struct ObservationShape {
   int time_bins = 0;    // occupancy grid rows (H)
   int byte_bins = 0;    // occupancy grid columns (W)
   int vector_size = 0;  // flat feature vector (D)
+  // features::FeatureHash of the FeatureConfig the observations come from
+  // (ShapeOf sets it); 0: not known (networks built from sizes alone, in
+  // tests and benchmarks). Checkpoints store it and a load into a network
+  // of another hash is refused (network_checkpoint.h).
+  int feature_hash = 0;
 };
 
 // CUDA when available, CPU otherwise.
