@@ -47,7 +47,7 @@ struct JobPlan {
 absl::StatusOr<JobPlan> PlanJob(const ClusterSolveOptions& options) {
   const features::MuZeroConfigSettings split =
       features::SplitMuZeroConfigSettings(options.settings);
-  for (const char* key : {"checkpoint", "learn", "log"}) {
+  for (const char* key : {"checkpoint", "log"}) {
     if (split.rest.count(key) > 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--set ", key, ": only with --in-process; on the local cluster the "
@@ -61,16 +61,22 @@ absl::StatusOr<JobPlan> PlanJob(const ClusterSolveOptions& options) {
   solvers::SettingsReader reader("muzero", rest.rest);
   ASSIGN_OR_RETURN(const int64_t actors,
                    reader.GetInt("actors", 0, 0, kMaxWorkers));
+  ASSIGN_OR_RETURN(const int64_t learn, reader.GetInt("learn", 1, 0, 1));
+  // Without learning nothing changes the network whose targets
+  // reanalysis would refresh: no reanalyse worker unless asked for.
   ASSIGN_OR_RETURN(const int64_t reanalysers,
-                   reader.GetInt("reanalyse", 1, 0, kMaxWorkers));
+                   reader.GetInt("reanalyse", learn, 0, kMaxWorkers));
   RETURN_IF_ERROR(reader.CheckNoUnknownKeys());
   plan.actors = static_cast<int>(actors);
   plan.reanalysers = static_cast<int>(reanalysers);
-  if (split.overrides.empty() && features::PresetByName(split.config).ok()) {
-    plan.request.set_preset(split.config);
+  if (learn == 0) {  // the job's learner takes no step
+    rest.overrides.emplace_back("training.no_learning=true");
+  }
+  if (rest.overrides.empty() && features::PresetByName(rest.config).ok()) {
+    plan.request.set_preset(rest.config);
   } else {
     absl::StatusOr<MuZeroConfig> loaded =
-        features::LoadMuZeroConfig(split.config, split.overrides);
+        features::LoadMuZeroConfig(rest.config, rest.overrides);
     if (!loaded.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "muzero: config=", split.config, ": ", loaded.status().message()));

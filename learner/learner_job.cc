@@ -1,7 +1,10 @@
 #include "learner/learner_job.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <filesystem>
+#include <mutex>
+#include <stop_token>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -52,6 +55,14 @@ bool HasCheckpoint(const std::string& dir) {
   std::error_code error;
   return !dir.empty() && (std::filesystem::exists(dir, error) ||
                           std::filesystem::exists(dir + ".old", error));
+}
+
+// Blocks until `stop` is requested.
+void AwaitStop(std::stop_token stop) {
+  std::mutex mu;
+  std::condition_variable_any stopped;
+  std::unique_lock<std::mutex> lock(mu);
+  stopped.wait(lock, stop, [] { return false; });
 }
 
 }  // namespace
@@ -155,11 +166,18 @@ absl::StatusOr<std::unique_ptr<LearnerJob>> LearnerJob::Start(
            {"resumed", job->resumed_step_ > 0 ? "true" : "false"},
            {"device", o.device.str()},
            {"budget", absl::StrCat(o.steps_budget)},
+           {"learn", o.config.training().no_learning() ? "false" : "true"},
            {"checkpoint_dir", o.checkpoint_dir}});
   LearnerJob* raw = job.get();
   job->thread_ = std::jthread([raw](std::stop_token stop) {
-    const std::string crash = service::RunCatchingCrash(
-        raw->options_.job_id, [&] { raw->loop_->Run(stop); });
+    const std::string crash =
+        service::RunCatchingCrash(raw->options_.job_id, [&] {
+          if (raw->options_.config.training().no_learning()) {
+            AwaitStop(stop);  // version `step`, published above, is all
+          } else {
+            raw->loop_->Run(stop);
+          }
+        });
     // A crash fails the job (its heartbeat says so); the process serves on.
     if (!crash.empty()) {
       metrics::ProcessHealth().Remove(HealthCheckName(raw->options_.job_id));

@@ -213,6 +213,28 @@ TEST(LearnerJobTest, HonoursTheConfigsTrainingSteps) {
   }
 }
 
+// training.no_learning (solve --set learn=0 on the cluster): the starting
+// network is published as version 0 and no step is taken, batches or not,
+// until the job is stopped.
+TEST(LearnerJobTest, WithoutLearningPublishesTheStartAndTakesNoStep) {
+  model::SetComputeThreads(1);
+  worker::ParameterStore store;
+  LearnerJobOptions options = Options(FreshDir("learner_job_no_learning"), 0);
+  options.config.mutable_training()->set_no_learning(true);
+  auto job = LearnerJob::Start(
+      options, std::make_unique<FakeSource>(SmallConfig()), &store, nullptr);
+  ASSERT_TRUE(job.ok()) << job.status();
+  absl::SleepFor(absl::Milliseconds(500));  // dozens of steps otherwise
+  EXPECT_EQ((*job)->progress().step, 0);
+  EXPECT_FALSE((*job)->progress().stopped);
+  absl::StatusOr<int64_t> version = store.LatestVersion("job-000001");
+  ASSERT_TRUE(version.ok()) << version.status();
+  EXPECT_EQ(*version, 0);
+  (*job)->Stop();
+  EXPECT_TRUE((*job)->progress().stopped);
+  EXPECT_EQ((*job)->progress().step, 0);
+}
+
 TEST(LearnerJobTest, TrainsToTheBudgetAndResumesAtTheSameStep) {
   model::SetComputeThreads(1);
   const std::string dir = FreshDir("learner_job_resume");

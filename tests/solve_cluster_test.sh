@@ -10,6 +10,7 @@
 #  - a cluster already up in the data dir is used and left running, also
 #    by a combined solve (seed_solver: a search first, the job from its
 #    best);
+#  - learn=0: the job's learner takes no step, its actors still play;
 #  - settings the cluster cannot honour are refused before anything starts.
 # Exits 77 (skipped) unless every service binary is built next to mmapctl.
 set -euo pipefail
@@ -127,6 +128,15 @@ python3 -c 'import json, sys
 wall = json.load(open(sys.argv[1]))["solver"]["wall_seconds"]
 sys.exit(0 if wall >= 2.5 else f"wall_seconds {wall} leaves out the stage")' \
   "$work/combined.json" || fail "the combined solve's time"
+# learn=0, the Figure 7 ablation, through the service: the learner publishes
+# the starting network and takes no step; the actors play with it. (10 s:
+# a job's totals reach the coordinator with the workers' heartbeats, so a
+# few seconds may end before any is counted; the 10-s job above learned.)
+run solve_frozen solve "$example" --solver muzero --budget 10s --set learn=0 \
+  --data-dir "$work/data-up" --out "$work/frozen.json"
+grep -qE 'job-[0-9]+ done: 0 learner steps, [1-9][0-9]* games' \
+  "$work/solve_frozen.err" || fail "learn=0: the learner stepped, or no games"
+run validate_frozen validate "$example" "$work/frozen.json"
 run status_up local status --data-dir "$work/data-up"
 grep -qE '^coordinator .* SERVING' "$work/status_up.out" ||
   fail "solve stopped a cluster it did not start"

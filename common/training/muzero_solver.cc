@@ -53,7 +53,8 @@ absl::StatusOr<std::unique_ptr<MuZeroSolver>> MuZeroSolver::Create(
   solvers::SettingsReader reader("muzero", rest);
   ASSIGN_OR_RETURN(const int64_t actors, reader.GetInt("actors", 0, 0, 64));
   ASSIGN_OR_RETURN(const int64_t log, reader.GetInt("log", 1, 0, 1));
-  ASSIGN_OR_RETURN(const int64_t learn, reader.GetInt("learn", 1, 0, 1));
+  ASSIGN_OR_RETURN(int64_t learn, reader.GetInt("learn", 1, 0, 1));
+  if (config->training().no_learning()) learn = 0;  // the config says so
   ASSIGN_OR_RETURN(const int64_t heuristic,
                    reader.GetInt("heuristic", 1, 0, 1));
   RETURN_IF_ERROR(reader.CheckNoUnknownKeys());
