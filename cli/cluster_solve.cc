@@ -258,16 +258,20 @@ absl::StatusOr<Solution> SolveOnLocalCluster(const Workload& workload,
           : best.worker_id();
   log << absl::StrFormat(
       "%s %s: %d learner steps, %d games, %d moves; best %s (return %.4f, "
-      "heuristic %.4f), found by %s\n",
+      "heuristic %.4f), found by %s; the agent's own: %s\n",
       job_id, rpc::JobStateName(last.state()), last.learner_step(), last.games(),
       last.moves(), JobLatencyText(last), last.best_normalised_return(),
-      last.heuristic_normalised_return(), found_by);
+      last.heuristic_normalised_return(), found_by, AgentShareText(last));
   Solution solution = best.solution();
   // Which part found it, as the in-process solver's settings say.
   auto& settings = *solution.mutable_solver()->mutable_settings();
   settings["found_by"] = found_by;
   settings["cluster_start_seconds"] =
       absl::StrFormat("%.1f", absl::ToDoubleSeconds(start_time));
+  if (last.agent_speedup() > 0) {
+    settings["agent_speedup"] = absl::StrFormat("%.4f", last.agent_speedup());
+    settings["start_solver"] = last.start_solver();
+  }
   if (stage_best.has_value()) {
     settings["seed_solver"] = plan.seed_stage.solver;
     settings["seed_stage_best"] =

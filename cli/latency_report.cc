@@ -40,6 +40,13 @@ std::string JobLatencyText(const v1::JobStatus& job) {
                          job.heuristic_latency_us() / job.best_latency_us());
 }
 
+std::string AgentShareText(const v1::JobStatus& job) {
+  if (job.agent_speedup() <= 0) return "-";
+  return absl::StrFormat("%.4fx over its start (%s, %s)", job.agent_speedup(),
+                         job.start_solver(),
+                         FormatLatency(job.start_latency_us()));
+}
+
 std::string FormatLatency(double us) {
   if (us < 1e4) return absl::StrFormat("%.1f us", us);
   if (us < 1e7) return absl::StrFormat("%.3f ms", us / 1e3);

@@ -35,6 +35,10 @@ std::string FormatLatency(double us);
 // were kept).
 std::string JobLatencyText(const v1::JobStatus& job);
 
+// The agent's own share of a job's best: "1.0003x over its start (brkga,
+// 2.112 ms)", or "-" while the start is unknown (seeding).
+std::string AgentShareText(const v1::JobStatus& job);
+
 }  // namespace mmapzero::cli
 
 #endif  // MMAPZERO_CLI_LATENCY_REPORT_H_

@@ -74,6 +74,13 @@ void PrintStatus(const v1::JobStatus& job, std::ostream& out) {
                       job.best_solver().empty() ? "-" : job.best_solver()));
   row("heuristic return",
       absl::StrFormat("%.4f", job.heuristic_normalised_return()));
+  if (job.seed_stage_latency_us() > 0) {
+    row("seed stage",
+        absl::StrFormat("%s, %s (return %.4f)", job.seed_stage_solver(),
+                        FormatLatency(job.seed_stage_latency_us()),
+                        job.seed_stage_normalised_return()));
+  }
+  row("agent's own", AgentShareText(job));
   row("learner",
       job.learner_worker_id().empty() ? "-" : job.learner_worker_id());
   row("actors", absl::StrCat(job.actors()));

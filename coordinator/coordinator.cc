@@ -137,6 +137,36 @@ Coordinator::SerializedWorkloadLocked(int64_t job_id) {
   return std::shared_ptr<const SerializedWorkload>(std::move(serialized));
 }
 
+namespace {
+
+// JobStatus's seed stage, start and agent_speedup from the job's record
+// and the best already in `status`. The start is the first best the job
+// had: the seed stage's when it was faster than the heuristic's seed (as
+// SeedJob decides), else the heuristic's.
+void SetStartFigures(const JobRecord& job, v1::JobStatus* status) {
+  status->set_seed_stage_normalised_return(job.seed_stage_normalised_return);
+  status->set_seed_stage_latency_us(job.seed_stage_latency_us);
+  status->set_seed_stage_solver(job.seed_stage_solver);
+  const bool heuristic_known = job.heuristic_latency_us > 0;
+  const bool seed_stage = job.seed_stage_latency_us > 0;
+  if (seed_stage && (!heuristic_known ||
+                     job.seed_stage_latency_us < job.heuristic_latency_us)) {
+    status->set_start_normalised_return(job.seed_stage_normalised_return);
+    status->set_start_latency_us(job.seed_stage_latency_us);
+    status->set_start_solver(job.seed_stage_solver);
+  } else if (heuristic_known) {
+    status->set_start_normalised_return(job.heuristic_normalised_return);
+    status->set_start_latency_us(job.heuristic_latency_us);
+    status->set_start_solver("heuristic");
+  }
+  if (status->start_latency_us() > 0 && status->best_latency_us() > 0) {
+    status->set_agent_speedup(status->start_latency_us() /
+                              status->best_latency_us());
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<v1::JobStatus> Coordinator::StatusLocked(const JobRecord& job) {
   v1::JobStatus status;
   status.set_job_id(FormatJobId(job.id));
@@ -171,6 +201,7 @@ absl::StatusOr<v1::JobStatus> Coordinator::StatusLocked(const JobRecord& job) {
   } else if (!absl::IsNotFound(best.status())) {
     return best.status();
   }
+  SetStartFigures(job, &status);
 
   ASSIGN_OR_RETURN(const std::vector<Lease> leases, store_->ListLeases());
   const int64_t now = NowMs();
@@ -298,7 +329,14 @@ absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
   job.workload_name = workload.name();
   job.num_buffers = workload.buffers_size();
   job.created_ms = NowMs();
-  if (start.has_value()) start->found_ms = job.created_ms;
+  if (start.has_value()) {
+    start->found_ms = job.created_ms;
+    job.seed_stage_normalised_return = start->solution.normalised_return();
+    job.seed_stage_latency_us = start->solution.simulated_latency_us();
+    job.seed_stage_solver = start->solution.solver().name().empty()
+                                ? "start"
+                                : start->solution.solver().name();
+  }
   ASSIGN_OR_RETURN(
       job.id,
       store_->CreateJob(job, workload, start.has_value() ? &*start : nullptr,

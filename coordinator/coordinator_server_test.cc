@@ -272,6 +272,14 @@ TEST_F(CoordinatorServerTest, SubmittedStartIsTheFirstBestOnlyWhenBetter) {
   const v1::JobStatus job = Job(id);
   EXPECT_DOUBLE_EQ(job.heuristic_normalised_return(), 0.0);
   EXPECT_DOUBLE_EQ(job.best_normalised_return(), heuristic.normalised_return());
+  // The start is the seed stage's (the submitted start), kept in the job.
+  EXPECT_EQ(job.seed_stage_solver(), heuristic.solver().name());
+  EXPECT_DOUBLE_EQ(job.seed_stage_normalised_return(),
+                   heuristic.normalised_return());
+  EXPECT_GT(job.seed_stage_latency_us(), 0.0);
+  EXPECT_EQ(job.start_solver(), job.seed_stage_solver());
+  EXPECT_DOUBLE_EQ(job.start_latency_us(), job.seed_stage_latency_us());
+  EXPECT_DOUBLE_EQ(job.agent_speedup(), 1.0);
   v1::GetBestSolutionRequest best_request;
   best_request.set_job_id(id);
   v1::GetBestSolutionResponse best;
@@ -295,6 +303,8 @@ TEST_F(CoordinatorServerTest, SubmittedStartIsTheFirstBestOnlyWhenBetter) {
   EXPECT_EQ(best.worker_id(), "");
   EXPECT_DOUBLE_EQ(best.solution().normalised_return(),
                    heuristic.normalised_return());
+  EXPECT_EQ(Job(worse).start_solver(), "heuristic");  // the seed was faster
+  EXPECT_DOUBLE_EQ(Job(worse).seed_stage_normalised_return(), 0.0);
 
   // Invalid: refused, naming the field, and no job is made.
   *request.mutable_start() = heuristic;
@@ -660,6 +670,7 @@ TEST_F(CoordinatorServerTest, BetterValidSolutionIsAcceptedAndSurvivesRestart) {
   RestartServer("drop-all");
   const std::string id = Submit();
   EXPECT_DOUBLE_EQ(Job(id).best_normalised_return(), 0.0);
+  EXPECT_DOUBLE_EQ(Job(id).agent_speedup(), 1.0);  // the start is the best
   const Solution seed = Best(id);
   EXPECT_EQ(seed.solver().name(), "drop-all");
 
@@ -678,6 +689,13 @@ TEST_F(CoordinatorServerTest, BetterValidSolutionIsAcceptedAndSurvivesRestart) {
   const v1::JobStatus job = Job(id);
   EXPECT_DOUBLE_EQ(job.best_normalised_return(), expected);
   EXPECT_EQ(job.best_solver(), "agent");
+  // The agent's own share: its best over the start (the seed; no stage).
+  EXPECT_EQ(job.start_solver(), "heuristic");
+  EXPECT_DOUBLE_EQ(job.start_latency_us(), job.heuristic_latency_us());
+  EXPECT_EQ(job.seed_stage_latency_us(), 0.0);
+  EXPECT_GT(job.agent_speedup(), 1.0);
+  EXPECT_DOUBLE_EQ(job.agent_speedup(),
+                   job.start_latency_us() / job.best_latency_us());
 
   RestartServer();
   EXPECT_EQ(ListedJobs(), 2);

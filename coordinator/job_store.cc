@@ -14,7 +14,8 @@ constexpr char kJobColumns[] =
     "id, name, state, config, budget_wall_seconds, budget_learner_steps, "
     "workload_name, num_buffers, created_ms, started_ms, finished_ms, error, "
     "heuristic_normalised_return, learner_report, uid, learner_epoch, "
-    "heuristic_latency_us";
+    "heuristic_latency_us, seed_stage_normalised_return, "
+    "seed_stage_latency_us, seed_stage_solver";
 
 // The schema of version 1. Enum columns hold the proto enum numbers.
 std::string SchemaV1() {
@@ -99,6 +100,15 @@ constexpr char kSchemaV5Additions[] =
     "ALTER TABLE best_solutions ADD COLUMN simulated_latency_us REAL NOT NULL "
     "DEFAULT 0;";
 
+// What version 6 added to version 5: the submitted start's (a seed
+// stage's best) figures, which the job's best replaces.
+constexpr char kSchemaV6Additions[] =
+    "ALTER TABLE jobs ADD COLUMN seed_stage_normalised_return REAL NOT NULL "
+    "DEFAULT 0;"
+    "ALTER TABLE jobs ADD COLUMN seed_stage_latency_us REAL NOT NULL "
+    "DEFAULT 0;"
+    "ALTER TABLE jobs ADD COLUMN seed_stage_solver TEXT NOT NULL DEFAULT '';";
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(
@@ -146,6 +156,7 @@ absl::Status JobStore::CreateOrCheckSchema() {
       RETURN_IF_ERROR(db_->Exec(kSchemaV3Additions));
       RETURN_IF_ERROR(db_->Exec(kSchemaV4Additions));
       RETURN_IF_ERROR(db_->Exec(kSchemaV5Additions));
+      RETURN_IF_ERROR(db_->Exec(kSchemaV6Additions));
       ASSIGN_OR_RETURN(
           Statement insert,
           db_->Prepare("INSERT INTO schema_version (version) VALUES (?)"));
@@ -155,11 +166,12 @@ absl::Status JobStore::CreateOrCheckSchema() {
                      db_->Prepare("SELECT version FROM schema_version"));
     ASSIGN_OR_RETURN(const bool row, version.Step());
     const int64_t found = row ? version.ColumnInt(0) : -1;
-    if (found >= 1 && found <= 4) {  // upgrade in place, in this transaction
+    if (found >= 1 && found <= 5) {  // upgrade in place, in this transaction
       if (found <= 1) RETURN_IF_ERROR(db_->Exec(kSchemaV2Additions));
       if (found <= 2) RETURN_IF_ERROR(db_->Exec(kSchemaV3Additions));
       if (found <= 3) RETURN_IF_ERROR(db_->Exec(kSchemaV4Additions));
-      RETURN_IF_ERROR(db_->Exec(kSchemaV5Additions));
+      if (found <= 4) RETURN_IF_ERROR(db_->Exec(kSchemaV5Additions));
+      RETURN_IF_ERROR(db_->Exec(kSchemaV6Additions));
       return Write("UPDATE schema_version SET version = ?",
                    [](Statement& update) { update.Bind(1, kSchemaVersion); });
     }
@@ -197,7 +209,7 @@ absl::StatusOr<int64_t> JobStore::CreateJob(const JobRecord& job,
     RETURN_IF_ERROR(Write(
         absl::StrCat("INSERT INTO jobs (", kJobColumns,
                      ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                     "?)"),
+                     "?, ?, ?, ?)"),
         [&](Statement& insert) {
           insert.Bind(1, job.name)
               .Bind(2, static_cast<int64_t>(job.state))
@@ -214,7 +226,10 @@ absl::StatusOr<int64_t> JobStore::CreateJob(const JobRecord& job,
               .BindBlob(13, job.learner_report.SerializeAsString())
               .Bind(14, job.uid)
               .Bind(15, job.learner_epoch)
-              .Bind(16, job.heuristic_latency_us);
+              .Bind(16, job.heuristic_latency_us)
+              .Bind(17, job.seed_stage_normalised_return)
+              .Bind(18, job.seed_stage_latency_us)
+              .Bind(19, job.seed_stage_solver);
         }));
     id = db_->LastInsertRowId();
     RETURN_IF_ERROR(
@@ -283,6 +298,9 @@ absl::StatusOr<JobRecord> JobStore::GetJob(int64_t id) {
   job.uid = select.ColumnText(14);
   job.learner_epoch = select.ColumnInt(15);
   job.heuristic_latency_us = select.ColumnDouble(16);
+  job.seed_stage_normalised_return = select.ColumnDouble(17);
+  job.seed_stage_latency_us = select.ColumnDouble(18);
+  job.seed_stage_solver = select.ColumnText(19);
   return job;
 }
 

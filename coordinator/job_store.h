@@ -47,6 +47,12 @@ struct JobRecord {
   double heuristic_normalised_return = 0;
   // The heuristic seed's simulated latency, us (schema v5; 0 before).
   double heuristic_latency_us = 0;
+  // The submitted start's figures (SubmitJobRequest.start: a seed stage's
+  // best), kept when a better best replaces it; 0 and "" without one
+  // (schema v6; 0 and "" before).
+  double seed_stage_normalised_return = 0;
+  double seed_stage_latency_us = 0;
+  std::string seed_stage_solver;
   // The learner lease holder's latest report (step, version, losses).
   v1::JobCounters learner_report;
   // How many times the learner lease was granted to a new holder: the
@@ -106,7 +112,7 @@ class JobStore {
   // Version 2 added submit_keys and jobs.uid, version 3 jobs.learner_epoch,
   // version 4 leases.acquired_ms; an older file is upgraded on open (its
   // jobs keep an empty uid and epoch 0, its leases acquired at 0).
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 6;
 
   // Opens <data_dir>/coordinator.db, creating the folder and the schema
   // when missing.

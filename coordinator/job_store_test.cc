@@ -314,6 +314,10 @@ TEST(JobStoreTest, KeepsLatenciesAndUpgradesAVersionFourFile) {
                          "ALTER TABLE jobs DROP COLUMN heuristic_latency_us; "
                          "ALTER TABLE best_solutions "
                          "  DROP COLUMN simulated_latency_us; "
+                         "ALTER TABLE jobs DROP COLUMN "
+                         "  seed_stage_normalised_return; "
+                         "ALTER TABLE jobs DROP COLUMN seed_stage_latency_us; "
+                         "ALTER TABLE jobs DROP COLUMN seed_stage_solver; "
                          "UPDATE schema_version SET version = 4",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
@@ -326,6 +330,55 @@ TEST(JobStoreTest, KeepsLatenciesAndUpgradesAVersionFourFile) {
   EXPECT_EQ(best->solution.normalised_return(), 0.5);
   // The solution itself kept its figure.
   EXPECT_EQ(best->solution.simulated_latency_us(), 640.25);
+}
+
+// Version 6 keeps a submitted start's figures (a seed stage's best) with
+// the job, also after a better best replaced it; a version-5 file gains
+// the columns, its jobs at 0 and "" (no seed stage) and otherwise intact.
+TEST(JobStoreTest, KeepsTheSeedStageAndUpgradesAVersionFiveFile) {
+  TestDir dir;
+  int64_t id = 0;
+  {
+    auto store = JobStore::Open(dir.path());
+    ASSERT_TRUE(store.ok());
+    JobRecord job = SmallJob();
+    job.seed_stage_normalised_return = 0.625;
+    job.seed_stage_latency_us = 700.5;
+    job.seed_stage_solver = "brkga";
+    auto created = (*store)->CreateJob(job, SmallWorkload(), Seed(0.625).get());
+    ASSERT_TRUE(created.ok()) << created.status();
+    id = *created;
+  }
+  {
+    auto store = JobStore::Open(dir.path());
+    ASSERT_TRUE(store.ok());
+    const absl::StatusOr<JobRecord> job = (*store)->GetJob(id);
+    ASSERT_TRUE(job.ok()) << job.status();
+    EXPECT_EQ(job->seed_stage_normalised_return, 0.625);
+    EXPECT_EQ(job->seed_stage_latency_us, 700.5);
+    EXPECT_EQ(job->seed_stage_solver, "brkga");
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir.path() + "/coordinator.db").c_str(), &db),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "ALTER TABLE jobs DROP COLUMN "
+                         "  seed_stage_normalised_return; "
+                         "ALTER TABLE jobs DROP COLUMN seed_stage_latency_us; "
+                         "ALTER TABLE jobs DROP COLUMN seed_stage_solver; "
+                         "UPDATE schema_version SET version = 5",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  const absl::StatusOr<JobRecord> job = (*store)->GetJob(id);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->seed_stage_normalised_return, 0);
+  EXPECT_EQ(job->seed_stage_latency_us, 0);
+  EXPECT_EQ(job->seed_stage_solver, "");
+  EXPECT_EQ(job->name, SmallJob().name);
+  EXPECT_EQ(*(*store)->GetBestReturn(id), 0.625);
 }
 
 TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
@@ -352,6 +405,10 @@ TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
                          "ALTER TABLE jobs DROP COLUMN heuristic_latency_us; "
                          "ALTER TABLE best_solutions "
                          "  DROP COLUMN simulated_latency_us; "
+                         "ALTER TABLE jobs DROP COLUMN "
+                         "  seed_stage_normalised_return; "
+                         "ALTER TABLE jobs DROP COLUMN seed_stage_latency_us; "
+                         "ALTER TABLE jobs DROP COLUMN seed_stage_solver; "
                          "UPDATE schema_version SET version = 1",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);

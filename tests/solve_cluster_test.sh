@@ -75,6 +75,8 @@ grep -q 'starting the local cluster' "$work/solve.err" ||
   fail "solve did not start the local cluster"
 grep -qE 'job-[0-9]+ done: [1-9][0-9]* learner steps, [1-9][0-9]* games' \
   "$work/solve.err" || fail "the job did not train (no learner steps or games)"
+grep -qE "the agent's own: [0-9]+\.[0-9]{4}x over its start \(heuristic, " \
+  "$work/solve.err" || fail "the agent's own share over its start is missing"
 grep -q 'validated independently: VALID' "$work/solve.err" ||
   fail "the solution was not validated"
 [[ -s $work/solve.svg ]] || fail "no SVG written"
@@ -120,6 +122,8 @@ grep -q 'seed stage: brkga for 2s' "$work/solve_combined.err" ||
   fail "no seed stage before the job"
 grep -qE "submitted job-[0-9]+: .*starting from brkga's 0\.[0-9]+" \
   "$work/solve_combined.err" || fail "the job did not start from the stage's best"
+grep -qE "the agent's own: [0-9]+\.[0-9]{4}x over its start \(brkga, " \
+  "$work/solve_combined.err" || fail "the job's start is not the seed stage's"
 grep -q '"found_by"' "$work/combined.json" ||
   fail "the combined solution does not say which part found it"
 run validate_combined validate "$example" "$work/combined.json"
