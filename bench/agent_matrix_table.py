@@ -29,8 +29,9 @@ IN_PROCESS = re.compile(
 CLUSTER = re.compile(
     r"^\s*([\d.]+) s\s+\w+\s+step (\d+)\s+games (\d+)\s+moves/s\s+[\d.]+"
     r"\s+best ([\d.]+)")
-# The cluster's last line: "... best 0.8074 (heuristic 0.7005), found by X".
-FOUND_BY = re.compile(r"found by (.+)$")
+# The cluster's last line: "... best 0.8074 (heuristic 0.7005), found by X"
+# (then "; the agent's own: ..." since jobs report it).
+FOUND_BY = re.compile(r"found by ([^;]+)")
 
 
 def append_run(args):
