@@ -9,6 +9,7 @@
 #include <memory>
 #include <string_view>
 
+#include "absl/strings/str_cat.h"
 #include "common/base/small_disk_for_tests.h"
 #include "coordinator/test_dir.h"
 #include "gmock/gmock.h"
@@ -50,6 +51,26 @@ std::unique_ptr<BestSolution> Seed(double normalised_return) {
   b.found_ms = 1000;
   return best;
 }
+
+// Runs `sql` on the store file in `dir` (no store open), to leave it as a
+// coordinator of an older schema version would have.
+void ExecOnFile(const std::string& dir, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir + "/coordinator.db").c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
+// What schema versions 6 and 5 added, taken away again.
+constexpr char kUndoVersion6[] =
+    "ALTER TABLE jobs DROP COLUMN seed_stage_normalised_return; "
+    "ALTER TABLE jobs DROP COLUMN seed_stage_latency_us; "
+    "ALTER TABLE jobs DROP COLUMN seed_stage_solver; ";
+constexpr char kUndoVersion5[] =
+    "ALTER TABLE jobs DROP COLUMN heuristic_latency_us; "
+    "ALTER TABLE best_solutions DROP COLUMN simulated_latency_us; ";
 
 TEST(JobStoreTest, CreatesDatabaseInWalMode) {
   TestDir dir;
@@ -307,21 +328,9 @@ TEST(JobStoreTest, KeepsLatenciesAndUpgradesAVersionFourFile) {
     ASSERT_TRUE((*store)->UpdateJob(job).ok());
     EXPECT_EQ((*store)->GetJob(id)->heuristic_latency_us, 800);
   }
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open((dir.path() + "/coordinator.db").c_str(), &db),
-            SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db,
-                         "ALTER TABLE jobs DROP COLUMN heuristic_latency_us; "
-                         "ALTER TABLE best_solutions "
-                         "  DROP COLUMN simulated_latency_us; "
-                         "ALTER TABLE jobs DROP COLUMN "
-                         "  seed_stage_normalised_return; "
-                         "ALTER TABLE jobs DROP COLUMN seed_stage_latency_us; "
-                         "ALTER TABLE jobs DROP COLUMN seed_stage_solver; "
-                         "UPDATE schema_version SET version = 4",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  ExecOnFile(dir.path(),
+             absl::StrCat(kUndoVersion6, kUndoVersion5,
+                          "UPDATE schema_version SET version = 4"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
   EXPECT_EQ((*store)->GetJob(id)->heuristic_latency_us, 0);
@@ -358,18 +367,8 @@ TEST(JobStoreTest, KeepsTheSeedStageAndUpgradesAVersionFiveFile) {
     EXPECT_EQ(job->seed_stage_latency_us, 700.5);
     EXPECT_EQ(job->seed_stage_solver, "brkga");
   }
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open((dir.path() + "/coordinator.db").c_str(), &db),
-            SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db,
-                         "ALTER TABLE jobs DROP COLUMN "
-                         "  seed_stage_normalised_return; "
-                         "ALTER TABLE jobs DROP COLUMN seed_stage_latency_us; "
-                         "ALTER TABLE jobs DROP COLUMN seed_stage_solver; "
-                         "UPDATE schema_version SET version = 5",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion6,
+                                      "UPDATE schema_version SET version = 5"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
   const absl::StatusOr<JobRecord> job = (*store)->GetJob(id);
@@ -394,25 +393,13 @@ TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
     ASSERT_TRUE(
         (*store)->PutLease({id, v1::WORKER_ROLE_ACTOR, worker, 5000, 1000}).ok());
   }
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open((dir.path() + "/coordinator.db").c_str(), &db),
-            SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db,
-                         "DROP TABLE submit_keys; "
-                         "ALTER TABLE jobs DROP COLUMN uid; "
-                         "ALTER TABLE jobs DROP COLUMN learner_epoch; "
-                         "ALTER TABLE leases DROP COLUMN acquired_ms; "
-                         "ALTER TABLE jobs DROP COLUMN heuristic_latency_us; "
-                         "ALTER TABLE best_solutions "
-                         "  DROP COLUMN simulated_latency_us; "
-                         "ALTER TABLE jobs DROP COLUMN "
-                         "  seed_stage_normalised_return; "
-                         "ALTER TABLE jobs DROP COLUMN seed_stage_latency_us; "
-                         "ALTER TABLE jobs DROP COLUMN seed_stage_solver; "
-                         "UPDATE schema_version SET version = 1",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  ExecOnFile(dir.path(),
+             absl::StrCat(kUndoVersion6, kUndoVersion5,
+                          "DROP TABLE submit_keys; "
+                          "ALTER TABLE jobs DROP COLUMN uid; "
+                          "ALTER TABLE jobs DROP COLUMN learner_epoch; "
+                          "ALTER TABLE leases DROP COLUMN acquired_ms; "
+                          "UPDATE schema_version SET version = 1"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
   EXPECT_EQ((*store)->GetJob(id)->uid, "");  // a job from before uids
@@ -504,13 +491,7 @@ TEST(JobStoreTest, FullDiskFailsWritesCleanlyAndRecovers) {
 TEST(JobStoreTest, RefusesAnotherSchemaVersion) {
   TestDir dir;
   { ASSERT_TRUE(JobStore::Open(dir.path()).ok()); }
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open((dir.path() + "/coordinator.db").c_str(), &db),
-            SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "UPDATE schema_version SET version = 99", nullptr,
-                         nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  ExecOnFile(dir.path(), "UPDATE schema_version SET version = 99");
   const absl::Status status = JobStore::Open(dir.path()).status();
   EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
   EXPECT_THAT(std::string(status.message()), HasSubstr("schema version 99"));
