@@ -1,0 +1,37 @@
+// A network's own play: one game played greedily on the network's policy
+// (the most likely legal action at every decision), with no search, no
+// heuristic seed and no local search. It is what a trained network alone
+// knows about a program, the zero-shot answer of a pretrained agent, and
+// what AnyProgramTest plays to show one network plays any program.
+//
+// Thread-safety: one thread per evaluator (NetworkEvaluator's contract).
+#ifndef MMAPZERO_COMMON_TRAINING_POLICY_PLAY_H_
+#define MMAPZERO_COMMON_TRAINING_POLICY_PLAY_H_
+
+#include <memory>
+#include <vector>
+
+#include "common/game/mmap_game.h"
+#include "common/game/program.h"
+#include "common/model/network_evaluator.h"
+#include "proto/muzero.pb.h"
+
+namespace mmapzero::training {
+
+struct PolicyGame {
+  std::unique_ptr<game::MMapGame> game;  // complete
+  // The first observation's hardware section (feature_extractor.h), what
+  // the network was told of the profile.
+  std::vector<float> hardware;
+  int64_t decisions = 0;  // moves played, Drop-backups' included
+};
+
+// Plays `program` to its end. `features` must be the configuration the
+// network was built for (its ObservationShape).
+PolicyGame PlayPolicy(const std::shared_ptr<const game::Program>& program,
+                      const FeatureConfig& features,
+                      model::NetworkEvaluator& evaluator);
+
+}  // namespace mmapzero::training
+
+#endif  // MMAPZERO_COMMON_TRAINING_POLICY_PLAY_H_

@@ -1,0 +1,157 @@
+// The network's own play (policy_play.h) and `--solver policy`:
+//  - one network plays programs of any size on any hardware profile: built
+//    once for the `cpu` preset's features, it plays generated programs of
+//    about 300 and 16,500 buffers on a TPU and a GPU profile to the end,
+//    and every plan passes the independent validator; the observation's
+//    hardware section tells the profiles apart;
+//  - the policy solver plays one game with an untrained or a saved
+//    network, refuses a network of another feature configuration naming
+//    both hashes, and a missing file naming it.
+#include "common/training/policy_play.h"
+
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/features/config_presets.h"
+#include "common/features/feature_extractor.h"
+#include "common/features/feature_hash.h"
+#include "common/game/program.h"
+#include "common/model/compute_threads.h"
+#include "common/model/network_checkpoint.h"
+#include "common/model/network_evaluator.h"
+#include "common/model/networks.h"
+#include "common/training/policy_solver.h"
+#include "common/validate/validator.h"
+#include "common/workload/example_program_for_tests.h"
+#include "common/workload/generator.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace mmapzero::training {
+namespace {
+
+using ::testing::HasSubstr;
+
+MuZeroConfig Cpu() {
+  absl::StatusOr<MuZeroConfig> config = features::PresetByName("cpu");
+  EXPECT_TRUE(config.ok()) << config.status();
+  return *config;
+}
+
+TEST(AnyProgramTest, OneNetworkPlaysSmallAndLargeProgramsOnTwoProfiles) {
+  model::SetComputeThreads(1);
+  const MuZeroConfig config = Cpu();
+  const FeatureConfig& features = config.features();
+  torch::manual_seed(1);
+  absl::StatusOr<model::MuZeroNetwork> network = model::CreateNetwork(
+      config.network(), model::ShapeOf(features), torch::kCPU);
+  ASSERT_TRUE(network.ok()) << network.status();
+  EXPECT_EQ((*network)->shape().feature_hash, features::FeatureHash(features));
+  model::NetworkEvaluator evaluator(*network);
+
+  std::vector<std::vector<float>> hardware_by_profile;
+  for (const std::string profile : {"tpu-v4i", "gpu-h100"}) {
+    std::vector<std::vector<float>> seen;
+    for (const int target : {300, 16'500}) {
+      SCOPED_TRACE(profile + " " + std::to_string(target));
+      GeneratorOptions options;
+      options.family = ModelFamily::kTransformer;
+      options.target_buffers = target;
+      options.seed = 7;
+      options.hardware_profile = profile;
+      absl::StatusOr<Workload> workload = GenerateWorkload(options);
+      ASSERT_TRUE(workload.ok()) << workload.status();
+      absl::StatusOr<std::shared_ptr<const game::Program>> program =
+          game::Program::Create(*workload);
+      ASSERT_TRUE(program.ok()) << program.status();
+      const PolicyGame played = PlayPolicy(*program, features, evaluator);
+      ASSERT_TRUE(played.game->IsTerminal());
+      EXPECT_GE((*program)->num_buffers(), target * 9 / 10);
+      EXPECT_LE((*program)->num_buffers(), target * 11 / 10);
+      EXPECT_GE(played.decisions, (*program)->num_buffers());
+      const validate::ValidationReport report =
+          validate::ValidateSolution(*workload, played.game->ToSolution());
+      EXPECT_TRUE(report.ok) << (report.violations.empty()
+                                     ? std::string()
+                                     : report.violations[0].message);
+      EXPECT_GE(report.normalised_return, 0.0);
+      EXPECT_LE(report.normalised_return, 1.0);
+      ASSERT_EQ(played.hardware.size(),
+                static_cast<size_t>(features::kHardwareFeatures));
+      EXPECT_EQ(played.hardware[0], 1.0f) << "profile given";
+      seen.push_back(played.hardware);
+    }
+    // The hardware section is the profile's, whatever the program's size.
+    EXPECT_EQ(seen[0], seen[1]) << profile;
+    hardware_by_profile.push_back(seen[0]);
+  }
+  // ...and tells the two profiles apart.
+  EXPECT_NE(hardware_by_profile[0], hardware_by_profile[1]);
+}
+
+absl::StatusOr<Solution> SolveWithPolicy(const solvers::SolverSettings& settings) {
+  absl::StatusOr<std::unique_ptr<PolicySolver>> solver =
+      PolicySolver::Create(settings);
+  if (!solver.ok()) return solver.status();
+  return (*solver)->Solve(SmallExampleProgram(), solvers::SolverBudget{});
+}
+
+TEST(PolicySolverTest, PlaysOneGameWithAnUntrainedOrASavedNetwork) {
+  model::SetComputeThreads(1);
+  absl::StatusOr<Solution> untrained = SolveWithPolicy({});
+  ASSERT_TRUE(untrained.ok()) << untrained.status();
+  EXPECT_EQ(untrained->solver().name(), "policy");
+  EXPECT_EQ(untrained->solver().settings().at("network"), "none");
+  EXPECT_EQ(untrained->solver().settings().at("evaluations"), "1");
+  EXPECT_TRUE(validate::ValidateSolution(SmallExampleProgram()->source(),
+                                         *untrained)
+                  .ok);
+
+  // A saved network plays as the network it was: the same game.
+  const MuZeroConfig config = Cpu();
+  torch::manual_seed(1);  // what --seed 1 (the default budget's) draws
+  absl::StatusOr<model::MuZeroNetwork> network = model::CreateNetwork(
+      config.network(), model::ShapeOf(config.features()), torch::kCPU);
+  ASSERT_TRUE(network.ok());
+  const std::string path = ::testing::TempDir() + "/policy_network.pt";
+  ASSERT_TRUE(model::SaveCheckpoint(*network, path).ok());
+  absl::StatusOr<Solution> saved = SolveWithPolicy({{"network", path}});
+  ASSERT_TRUE(saved.ok()) << saved.status();
+  EXPECT_EQ(saved->normalised_return(), untrained->normalised_return());
+  EXPECT_EQ(saved->decisions_size(), untrained->decisions_size());
+}
+
+TEST(PolicySolverTest, RefusesAnotherFeatureConfigAndMissingFiles) {
+  model::SetComputeThreads(1);
+  MuZeroConfig config = Cpu();
+  config.mutable_features()->set_next_buffers(4);  // another hash
+  absl::StatusOr<model::MuZeroNetwork> network = model::CreateNetwork(
+      config.network(), model::ShapeOf(config.features()), torch::kCPU);
+  ASSERT_TRUE(network.ok());
+  const std::string path = ::testing::TempDir() + "/policy_other.pt";
+  ASSERT_TRUE(model::SaveCheckpoint(*network, path).ok());
+  absl::StatusOr<Solution> other = SolveWithPolicy({{"network", path}});
+  EXPECT_EQ(other.status().code(), absl::StatusCode::kFailedPrecondition)
+      << other.status();
+  EXPECT_THAT(other.status().message(),
+              HasSubstr(absl::StrCat("feature hash ",
+                                     features::FeatureHash(config.features()))));
+  EXPECT_THAT(other.status().message(), HasSubstr("config=cpu"));
+
+  const std::string missing = ::testing::TempDir() + "/no_such_network.pt";
+  std::filesystem::remove(missing);
+  absl::StatusOr<Solution> absent = SolveWithPolicy({{"network", missing}});
+  EXPECT_FALSE(absent.ok());
+  EXPECT_THAT(absent.status().message(), HasSubstr(missing));
+
+  EXPECT_FALSE(PolicySolver::Create({{"network", ""}}).ok());
+  EXPECT_FALSE(PolicySolver::Create({{"beam", "3"}}).ok());
+}
+
+}  // namespace
+}  // namespace mmapzero::training

@@ -1,0 +1,95 @@
+#include "common/training/policy_solver.h"
+
+#include <torch/torch.h>
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/base/status_macros.h"
+#include "common/features/config_presets.h"
+#include "common/features/feature_hash.h"
+#include "common/model/network_checkpoint.h"
+#include "common/model/network_evaluator.h"
+#include "common/model/networks.h"
+#include "common/solvers/best_solution.h"
+#include "common/solvers/solver_settings.h"
+#include "common/training/policy_play.h"
+
+namespace mmapzero::training {
+
+using solvers::SolverBudget;
+using solvers::SolverSettings;
+
+absl::StatusOr<std::unique_ptr<PolicySolver>> PolicySolver::Create(
+    const SolverSettings& settings) {
+  features::MuZeroConfigSettings split =
+      features::SplitMuZeroConfigSettings(settings);
+  SolverSettings effective;
+  std::string network = "none";
+  if (const auto it = split.rest.find("network"); it != split.rest.end()) {
+    if (it->second.empty()) {
+      return absl::InvalidArgumentError(
+          "policy: network: needs a network file or none");
+    }
+    network = it->second;
+    split.rest.erase(it);
+  }
+  solvers::SettingsReader reader("policy", split.rest);
+  RETURN_IF_ERROR(reader.CheckNoUnknownKeys());
+  absl::StatusOr<MuZeroConfig> config =
+      features::LoadMuZeroConfig(split.config, split.overrides);
+  if (!config.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "policy: config=", split.config, ": ", config.status().message()));
+  }
+  effective["config"] = split.config;
+  effective["network"] = network;
+  return std::unique_ptr<PolicySolver>(new PolicySolver(
+      *std::move(config), std::move(network), std::move(effective)));
+}
+
+absl::StatusOr<Solution> PolicySolver::Solve(
+    const std::shared_ptr<const game::Program>& program,
+    const SolverBudget& budget) {
+  const absl::Time start = absl::Now();
+  const model::ObservationShape shape = model::ShapeOf(config_.features());
+  absl::StatusOr<model::MuZeroNetwork> network;
+  if (network_ == "none") {
+    torch::manual_seed(budget.seed);
+    network = model::CreateNetwork(config_.network(), shape, torch::kCPU);
+  } else {
+    network = model::LoadNetworkFromCheckpoint(network_, torch::kCPU);
+    if (network.ok() && (*network)->shape().feature_hash != shape.feature_hash) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "policy: network ", network_,
+          " was trained on observations of feature hash ",
+          (*network)->shape().feature_hash, "; config=",
+          effective_.at("config"), " has feature hash ", shape.feature_hash,
+          ": give the config it was trained with (config=FILE)"));
+    }
+  }
+  if (!network.ok()) {
+    return absl::Status(network.status().code(),
+                        absl::StrCat("policy: ", network.status().message()));
+  }
+  model::NetworkEvaluator evaluator(*network);
+  const PolicyGame played = PlayPolicy(program, config_.features(), evaluator);
+  solvers::BestSolution best;
+  best.Offer(*played.game);
+  if (budget.on_progress) {
+    budget.on_progress({.elapsed_seconds = absl::ToDoubleSeconds(absl::Now() - start),
+                        .evaluations = 1,
+                        .best_normalised_return = best.normalised_return()});
+  }
+  return best.Finish(name(), effective_, budget, /*evaluations=*/1,
+                     absl::ToDoubleSeconds(absl::Now() - start));
+}
+
+absl::StatusOr<std::unique_ptr<solvers::Solver>> MakePolicySolver(
+    const SolverSettings& settings) {
+  ASSIGN_OR_RETURN(auto solver, PolicySolver::Create(settings));
+  return std::unique_ptr<solvers::Solver>(std::move(solver));
+}
+
+}  // namespace mmapzero::training

@@ -1,0 +1,58 @@
+// `--solver policy`: zero-shot play. A network's policy plays the program
+// once, greedily (policy_play.h), and that game is the answer: no
+// heuristic seed, no search, no local search, so it shows what the network
+// alone knows and returns in seconds. Settings:
+//   network  a network file (a learner checkpoint's network.pt, e.g.
+//            DATA_DIR/learner/learner/job-000001-<uid>/network.pt), or none
+//            (default): an untrained network of the config's sizes, whose
+//            policy head starts at zero, so it plays the first legal of
+//            Copy, NoCopy, Drop: the floor a trained network must beat
+//   config   the MuZero config whose features the network was trained on
+//            (cpu by default, paper, or a config JSON file); its feature
+//            hash must be the network's (features/feature_hash.h)
+// Thread-safety: as Solver.
+#ifndef MMAPZERO_COMMON_TRAINING_POLICY_SOLVER_H_
+#define MMAPZERO_COMMON_TRAINING_POLICY_SOLVER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/solvers/solver.h"
+#include "proto/muzero.pb.h"
+
+namespace mmapzero::training {
+
+class PolicySolver final : public solvers::Solver {
+ public:
+  // InvalidArgument for an unknown setting or a config that does not load
+  // (the network itself is read by Solve).
+  static absl::StatusOr<std::unique_ptr<PolicySolver>> Create(
+      const solvers::SolverSettings& settings);
+
+  // NotFound / DataLoss naming the network file when it cannot be read,
+  // FailedPrecondition naming both hashes when it was trained on another
+  // feature configuration.
+  absl::StatusOr<Solution> Solve(
+      const std::shared_ptr<const game::Program>& program,
+      const solvers::SolverBudget& budget) override;
+  std::string name() const override { return "policy"; }
+
+ private:
+  PolicySolver(MuZeroConfig config, std::string network,
+               solvers::SolverSettings effective)
+      : config_(std::move(config)),
+        network_(std::move(network)),
+        effective_(std::move(effective)) {}
+
+  const MuZeroConfig config_;
+  const std::string network_;  // a file, or "none"
+  const solvers::SolverSettings effective_;
+};
+
+absl::StatusOr<std::unique_ptr<solvers::Solver>> MakePolicySolver(
+    const solvers::SolverSettings& settings);
+
+}  // namespace mmapzero::training
+
+#endif  // MMAPZERO_COMMON_TRAINING_POLICY_SOLVER_H_
