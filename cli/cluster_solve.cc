@@ -58,6 +58,7 @@ absl::StatusOr<JobPlan> PlanJob(const ClusterSolveOptions& options) {
   features::MuZeroConfigSettings rest = split;
   ASSIGN_OR_RETURN(plan.seed_stage,
                    solvers::TakeSeedStage("muzero", rest.rest));
+  RETURN_IF_ERROR(features::TakeInitialNetwork(&rest));
   solvers::SettingsReader reader("muzero", rest.rest);
   ASSIGN_OR_RETURN(const int64_t actors,
                    reader.GetInt("actors", 0, 0, kMaxWorkers));
@@ -72,6 +73,7 @@ absl::StatusOr<JobPlan> PlanJob(const ClusterSolveOptions& options) {
   if (learn == 0) {  // the job's learner takes no step
     rest.overrides.emplace_back("training.no_learning=true");
   }
+
   if (rest.overrides.empty() && features::PresetByName(rest.config).ok()) {
     plan.request.set_preset(rest.config);
   } else {

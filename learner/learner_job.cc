@@ -16,6 +16,7 @@
 #include "common/model/networks.h"
 #include "common/service/crash_guard.h"
 #include "common/service/log_line.h"
+#include "common/training/initial_network.h"
 
 namespace mmapzero::learner {
 
@@ -167,6 +168,7 @@ absl::StatusOr<std::unique_ptr<LearnerJob>> LearnerJob::Start(
            {"device", o.device.str()},
            {"budget", absl::StrCat(o.steps_budget)},
            {"learn", o.config.training().no_learning() ? "false" : "true"},
+           {"initial_network", o.config.training().initial_network()},
            {"checkpoint_dir", o.checkpoint_dir}});
   LearnerJob* raw = job.get();
   job->thread_ = std::jthread([raw](std::stop_token stop) {
@@ -217,6 +219,13 @@ absl::StatusOr<int64_t> LearnerJob::BuildLearner() {
   if (!network.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": config.network: ", network.status().message()));
+  }
+  // A warm start; a checkpoint of the job's own (below) overrides it.
+  if (const absl::Status initial =
+          training::LoadInitialNetwork(o.config.training(), *network);
+      !initial.ok()) {
+    return absl::Status(initial.code(),
+                        absl::StrCat(what, ": ", initial.message()));
   }
   absl::StatusOr<std::unique_ptr<training::Learner>> learner =
       training::Learner::Create(o.config.training(),

@@ -235,6 +235,51 @@ TEST(LearnerJobTest, WithoutLearningPublishesTheStartAndTakesNoStep) {
   EXPECT_EQ((*job)->progress().step, 0);
 }
 
+// training.initial_network (solve --set network=FILE): a warm start. The
+// job publishes that network as version 0, so its actors play with it from
+// their first game; a network of other sizes is refused naming the field.
+TEST(LearnerJobTest, StartsFromTheInitialNetwork) {
+  model::SetComputeThreads(1);
+  torch::manual_seed(9);
+  model::MuZeroNetwork trained = *model::CreateNetwork(
+      SmallConfig().network(), model::ShapeOf(SmallConfig().features()),
+      torch::kCPU);
+  const std::string path = ::testing::TempDir() + "/initial_network.pt";
+  ASSERT_TRUE(model::SaveCheckpoint(trained, path).ok());
+
+  worker::ParameterStore store;
+  LearnerJobOptions options = Options(FreshDir("learner_job_initial"), 0);
+  options.config.mutable_training()->set_initial_network(path);
+  options.config.mutable_training()->set_no_learning(true);  // keep v0
+  auto job = LearnerJob::Start(
+      options, std::make_unique<FakeSource>(SmallConfig()), &store, nullptr);
+  ASSERT_TRUE(job.ok()) << job.status();
+  absl::StatusOr<worker::ParameterSnapshot> published =
+      store.Find("job-000001", 0);
+  ASSERT_TRUE(published.ok()) << published.status();
+  model::MuZeroNetwork fetched = *model::CreateNetwork(
+      SmallConfig().network(), model::ShapeOf(SmallConfig().features()),
+      torch::kCPU);
+  ASSERT_TRUE(model::LoadNetworkParameters(*published->bytes, fetched).ok());
+  const auto a = fetched->parameters();
+  const auto b = trained->parameters();
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i], b[i]));
+  (*job)->Stop();
+
+  MuZeroConfig wider = SmallConfig();
+  wider.mutable_network()->set_mlp_hidden(64);
+  options.config = wider;
+  options.config.mutable_training()->set_initial_network(path);
+  options.checkpoint_dir = FreshDir("learner_job_initial_wider");
+  auto refused = LearnerJob::Start(
+      options, std::make_unique<FakeSource>(wider), &store, nullptr);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("training.initial_network"));
+  EXPECT_THAT(refused.status().message(), HasSubstr("mlp_hidden"));
+}
+
 TEST(LearnerJobTest, TrainsToTheBudgetAndResumesAtTheSameStep) {
   model::SetComputeThreads(1);
   const std::string dir = FreshDir("learner_job_resume");

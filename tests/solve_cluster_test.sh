@@ -11,6 +11,7 @@
 #    by a combined solve (seed_solver: a search first, the job from its
 #    best);
 #  - learn=0: the job's learner takes no step, its actors still play;
+#  - network=FILE: a job starts from an earlier job's network;
 #  - settings the cluster cannot honour are refused before anything starts.
 # Exits 77 (skipped) unless every service binary is built next to mmapctl.
 set -euo pipefail
@@ -64,6 +65,8 @@ expect_failure bad_key "reanalyse" solve "$example" --solver muzero \
   --set frobnicate=1 --data-dir "$work/data-bad"
 expect_failure bad_seed_solver "no such solver to seed with: 'nope'" solve \
   "$example" --solver muzero --set seed_solver=nope --data-dir "$work/data-bad"
+expect_failure bad_network "--set network: no network file" solve "$example" \
+  --solver muzero --set network="$work/none.pt" --data-dir "$work/data-bad"
 expect_failure in_process_other "only with --solver muzero" solve "$example" \
   --solver random --in-process
 [[ ! -e $work/data-bad/coordinator.pid ]] || fail "a refused solve started services"
@@ -141,6 +144,16 @@ run solve_frozen solve "$example" --solver muzero --budget 10s --set learn=0 \
 grep -qE 'job-[0-9]+ done: 0 learner steps, [1-9][0-9]* games' \
   "$work/solve_frozen.err" || fail "learn=0: the learner stepped, or no games"
 run validate_frozen validate "$example" "$work/frozen.json"
+# A warm start: the first solve's network (its learner checkpoint, kept in
+# its data dir) is the next job's starting network.
+network=$(find "$work/data-solve/learner" -name network.pt -path '*job-*' \
+  ! -path '*.old/*' | head -n 1)
+[[ -s $network ]] || fail "the first solve left no learner checkpoint"
+run solve_warm solve "$example" --solver muzero --budget 3s \
+  --set network="$network" --data-dir "$work/data-up" --out "$work/warm.json"
+run validate_warm validate "$example" "$work/warm.json"
+grep -qF "$network" "$work/data-up/learner.log" ||
+  fail "the learner does not say it started from $network"
 run status_up local status --data-dir "$work/data-up"
 grep -qE '^coordinator .* SERVING' "$work/status_up.out" ||
   fail "solve stopped a cluster it did not start"

@@ -1,6 +1,7 @@
 #include "common/features/config_presets.h"
 
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -267,6 +268,24 @@ MuZeroConfigSettings SplitMuZeroConfigSettings(
     }
   }
   return split;
+}
+
+absl::Status TakeInitialNetwork(MuZeroConfigSettings* settings) {
+  const auto it = settings->rest.find("network");
+  if (it == settings->rest.end()) return absl::OkStatus();
+  std::error_code error;
+  const std::filesystem::path path =
+      std::filesystem::absolute(it->second, error);
+  if (it->second.empty() || error ||
+      !std::filesystem::is_regular_file(path, error)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--set network: no network file '", it->second,
+                     "' (a finished job's learner checkpoint network.pt)"));
+  }
+  settings->overrides.push_back(
+      absl::StrCat("training.initial_network=", path.string()));
+  settings->rest.erase(it);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<MuZeroConfig> LoadMuZeroConfig(

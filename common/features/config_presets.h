@@ -47,6 +47,13 @@ struct MuZeroConfigSettings {
 MuZeroConfigSettings SplitMuZeroConfigSettings(
     const std::map<std::string, std::string>& settings);
 
+// The `network=FILE` setting (a warm start from a network file) taken out
+// of `settings->rest` and made the override
+// training.initial_network=<FILE as an absolute path>, so that a service
+// started elsewhere finds it. InvalidArgument naming the setting when the
+// file does not exist; nothing when the setting is absent.
+absl::Status TakeInitialNetwork(MuZeroConfigSettings* settings);
+
 // Every size and ratio in range; errors name the field and the value.
 absl::Status CheckMuZeroConfig(const MuZeroConfig& config);
 

@@ -165,5 +165,30 @@ TEST(LoadTest, ErrorsNameFieldAndValue) {
   EXPECT_TRUE(absl::StrContains(s.message(), "1.5"));
 }
 
+// network=FILE becomes training.initial_network with the file's absolute
+// path (a service started in another folder finds it); a missing file is
+// refused naming the setting before anything starts.
+TEST(TakeInitialNetworkTest, MakesTheOverrideOrNamesAMissingFile) {
+  MuZeroConfigSettings none = SplitMuZeroConfigSettings({{"actors", "2"}});
+  ASSERT_TRUE(TakeInitialNetwork(&none).ok());
+  EXPECT_TRUE(none.overrides.empty());
+  EXPECT_EQ(none.rest.count("actors"), 1u);
+
+  const std::string file = ::testing::TempDir() + "/take_initial_network.pt";
+  std::ofstream(file) << "bytes";
+  MuZeroConfigSettings given = SplitMuZeroConfigSettings({{"network", file}});
+  ASSERT_TRUE(TakeInitialNetwork(&given).ok());
+  EXPECT_EQ(given.rest.count("network"), 0u);
+  ASSERT_EQ(given.overrides.size(), 1u);
+  EXPECT_EQ(given.overrides[0].rfind("training.initial_network=/", 0), 0u)
+      << given.overrides[0];
+  std::remove(file.c_str());
+  MuZeroConfigSettings missing = SplitMuZeroConfigSettings({{"network", file}});
+  const absl::Status status = TakeInitialNetwork(&missing);
+  EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
+  EXPECT_TRUE(absl::StrContains(status.message(), "--set network"));
+  EXPECT_TRUE(absl::StrContains(status.message(), file));
+}
+
 }  // namespace
 }  // namespace mmapzero::features

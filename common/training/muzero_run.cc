@@ -13,6 +13,7 @@
 #include "common/model/compute_threads.h"
 #include "common/model/network_checkpoint.h"
 #include "common/solvers/search_budget.h"
+#include "common/training/initial_network.h"
 #include "common/training/self_play.h"
 
 namespace mmapzero::training {
@@ -112,6 +113,7 @@ absl::Status MuZeroRun::BuildLearner() {
   ASSIGN_OR_RETURN(network_,
                    model::CreateNetwork(config_.network(),
                                         model::ShapeOf(config_.features())));
+  RETURN_IF_ERROR(LoadInitialNetwork(config_.training(), network_));
   parameters_.Publish(network_, 0);
   replay_ = std::make_unique<agent::ReplayBuffer>(
       config_.training().replay_size(),

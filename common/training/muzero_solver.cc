@@ -20,12 +20,15 @@ absl::StatusOr<std::unique_ptr<MuZeroSolver>> MuZeroSolver::Create(
     const SolverSettings& settings) {
   features::MuZeroConfigSettings split =
       features::SplitMuZeroConfigSettings(settings);
+  RETURN_IF_ERROR(features::TakeInitialNetwork(&split));
   const std::string& preset = split.config;
   const std::vector<std::string>& overrides = split.overrides;
   SolverSettings& rest = split.rest;
   SolverSettings effective;
   for (const auto& [key, value] : settings) {
-    if (key.find('.') != std::string::npos) effective[key] = value;
+    if (key.find('.') != std::string::npos || key == "network") {
+      effective[key] = value;
+    }
   }
   std::string checkpoint;
   if (const auto it = rest.find("checkpoint"); it != rest.end()) {
