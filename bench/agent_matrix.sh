@@ -105,7 +105,7 @@ for workload in $workloads; do
   [[ -f "$path" ]] || make_workload "$workload" "$path"
   for seed in $seeds; do
     for solver in $solvers; do
-      tag="$workload.b$budget.s$seed.${solver//[:=,]/_}"
+      tag="$workload.b$budget.s$seed.${solver//[:=,\/]/_}"
       cluster_dir="$out/clusters/$tag"
       rm -rf "$cluster_dir"
       # shellcheck disable=SC2046
