@@ -141,16 +141,26 @@ namespace {
 
 // JobStatus's seed stage, start and agent_speedup from the job's record
 // and the best already in `status`. The start is the first best the job
-// had: the seed stage's when it was faster than the heuristic's seed (as
-// SeedJob decides), else the heuristic's.
+// had: the seed stage's when it was faster than the heuristic's seed (by
+// FasterThan, as SeedJob decides), else the heuristic's.
 void SetStartFigures(const JobRecord& job, v1::JobStatus* status) {
   status->set_seed_stage_normalised_return(job.seed_stage_normalised_return);
   status->set_seed_stage_latency_us(job.seed_stage_latency_us);
   status->set_seed_stage_solver(job.seed_stage_solver);
+  const auto figures = [](double normalised_return, double latency_us) {
+    Solution solution;
+    solution.set_normalised_return(normalised_return);
+    solution.set_simulated_latency_us(latency_us);
+    return solution;
+  };
   const bool heuristic_known = job.heuristic_latency_us > 0;
   const bool seed_stage = job.seed_stage_latency_us > 0;
-  if (seed_stage && (!heuristic_known ||
-                     job.seed_stage_latency_us < job.heuristic_latency_us)) {
+  if (seed_stage &&
+      (!heuristic_known ||
+       validate::FasterThan(figures(job.seed_stage_normalised_return,
+                                    job.seed_stage_latency_us),
+                            figures(job.heuristic_normalised_return,
+                                    job.heuristic_latency_us)))) {
     status->set_start_normalised_return(job.seed_stage_normalised_return);
     status->set_start_latency_us(job.seed_stage_latency_us);
     status->set_start_solver(job.seed_stage_solver);

@@ -1,6 +1,7 @@
 #include "common/features/feature_extractor.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -18,13 +19,43 @@ float Soft(double x, double scale) {
   return static_cast<float>(x / (std::abs(x) + scale));
 }
 
-// Per-program tables, indexed by position in decision order. Kept per
-// thread for the latest program seen (weak_ptr: a freed program is never
-// mistaken for a new one at the same address).
+// The hardware section (feature_extractor.h): the profile's numbers, into
+// `h` (kHardwareFeatures values, already zeroed).
+void HardwareFeatures(const Program& program, float* h) {
+  const HardwareProfile& hw = program.source().hardware();
+  const double log_memory =
+      std::log2(1.0 + static_cast<double>(program.memory_size()));
+  h[1] = static_cast<float>(std::min(1.0, log_memory / 48.0));
+  if (log_memory > 0 && program.alignment() > 1) {
+    h[5] = static_cast<float>(std::min(
+        1.0, std::log2(static_cast<double>(program.alignment())) / log_memory));
+  }
+  const double slow = hw.slow_bandwidth_gbps();
+  if (!(slow > 0)) return;
+  h[0] = 1.0f;
+  const auto log_ratio = [slow](double bandwidth) {
+    if (!(bandwidth > 0)) return 0.0f;
+    return static_cast<float>(
+        std::clamp(std::log2(bandwidth / slow) / 8.0, -1.0, 1.0));
+  };
+  h[2] = log_ratio(hw.fast_bandwidth_gbps());
+  h[3] = log_ratio(hw.copy_bandwidth_gbps());
+  if (hw.peak_tflops() > 0) {
+    const double flops_per_byte = hw.peak_tflops() * 1e3 / slow;
+    h[4] = static_cast<float>(
+        std::min(1.0, std::log2(1.0 + flops_per_byte) / 16.0));
+  }
+}
+
+// Per-program tables, indexed by position in decision order, and the
+// hardware section, the same in every state. Kept per thread for the
+// latest program seen (weak_ptr: a freed program is never mistaken for a
+// new one at the same address).
 struct ProgramTables {
   std::weak_ptr<const Program> program;
   std::vector<int32_t> next_same_tensor;  // next position, -1 if none
   std::vector<int32_t> group_rank;        // members of its group before it
+  std::array<float, kHardwareFeatures> hardware{};
 };
 
 const ProgramTables& TablesFor(const std::shared_ptr<const Program>& program) {
@@ -49,6 +80,8 @@ const ProgramTables& TablesFor(const std::shared_ptr<const Program>& program) {
     const int32_t group = program->buffer(order[pos]).alias_group;
     if (group >= 0) tables.group_rank[pos] = seen_in_group[group]++;
   }
+  tables.hardware.fill(0.0f);
+  HardwareFeatures(*program, tables.hardware.data());
   return tables;
 }
 
@@ -123,33 +156,6 @@ void BufferFeatures(const Program& program, int32_t id, const Scales& s,
   }
   f[10] = b.tensor == s.current_tensor ? 1.0f : 0.0f;
   f[11] = b.alias_group >= 0 && b.alias_group == s.current_group ? 1.0f : 0.0f;
-}
-
-// The hardware section (feature_extractor.h): the profile's numbers.
-void HardwareFeatures(const Program& program, float* h) {
-  const HardwareProfile& hw = program.source().hardware();
-  const double log_memory =
-      std::log2(1.0 + static_cast<double>(program.memory_size()));
-  h[1] = static_cast<float>(std::min(1.0, log_memory / 48.0));
-  if (log_memory > 0 && program.alignment() > 1) {
-    h[5] = static_cast<float>(std::min(
-        1.0, std::log2(static_cast<double>(program.alignment())) / log_memory));
-  }
-  const double slow = hw.slow_bandwidth_gbps();
-  if (!(slow > 0)) return;
-  h[0] = 1.0f;
-  const auto log_ratio = [slow](double bandwidth) {
-    if (!(bandwidth > 0)) return 0.0f;
-    return static_cast<float>(
-        std::clamp(std::log2(bandwidth / slow) / 8.0, -1.0, 1.0));
-  };
-  h[2] = log_ratio(hw.fast_bandwidth_gbps());
-  h[3] = log_ratio(hw.copy_bandwidth_gbps());
-  if (hw.peak_tflops() > 0) {
-    const double flops_per_byte = hw.peak_tflops() * 1e3 / slow;
-    h[4] = static_cast<float>(
-        std::min(1.0, std::log2(1.0 + flops_per_byte) / 16.0));
-  }
 }
 
 }  // namespace
@@ -271,7 +277,8 @@ void Observe(const MMapGame& game, const FeatureConfig& config,
                               std::clamp(game.Return() / max_return, -1.0, 1.0))
                         : 0.0f;
   g[9] = 1.0f;
-  HardwareFeatures(program, v + HardwareOffset(config));
+  std::copy(tables.hardware.begin(), tables.hardware.end(),
+            v + HardwareOffset(config));
 
   RasteriseOccupancy(game, now - config.occupancy_window_steps() / 2,
                      now - config.occupancy_window_steps() / 2 +

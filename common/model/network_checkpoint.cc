@@ -4,6 +4,7 @@
 #include <exception>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -17,9 +18,10 @@
 namespace mmapzero::model {
 namespace {
 
-// Archive keys of the stored sizes (int64 scalar buffers).
+// Archive keys of the stored integers (int64 scalar buffers): the file
+// version, then the sizes and the feature hash (HeaderFields).
 constexpr char kKeyPrefix[] = "mmapzero_";
-constexpr char kFileVersionKey[] = "mmapzero_file_version";
+constexpr char kFileVersion[] = "file_version";
 
 struct Field {
   const char* name;
@@ -76,36 +78,48 @@ absl::Status OpenArchive(const std::string& path, torch::Device device,
   return absl::OkStatus();
 }
 
+// The integer stored under kKeyPrefix + `name`; none when the archive
+// has no such entry. `what` names the source in errors.
+absl::StatusOr<std::optional<int64_t>> ReadStoredInteger(
+    const std::string& what, torch::serialize::InputArchive& archive,
+    const char* name) {
+  torch::Tensor value;
+  bool found = false;
+  try {
+    found = archive.try_read(absl::StrCat(kKeyPrefix, name), value,
+                             /*is_buffer=*/true);
+  } catch (const std::exception& e) {
+    return absl::DataLossError(
+        absl::StrCat(what, ": cannot read ", name, ": ", ErrorText(e)));
+  }
+  if (!found) return std::optional<int64_t>();
+  if (value.numel() != 1 || value.scalar_type() != torch::kLong) {
+    return absl::DataLossError(absl::StrCat(what, ": stored ", name,
+                                            " is not one integer (",
+                                            value.numel(), " values)"));
+  }
+  return std::optional<int64_t>(value.item<int64_t>());
+}
+
 // The archive's kNetworkFileVersion: absent in files of mmapzero before
 // version 2 (they have no feature hash), newer in files of a newer one.
 absl::Status CheckFileVersion(const std::string& what,
                               torch::serialize::InputArchive& archive) {
-  torch::Tensor value;
-  bool found = false;
-  try {
-    found = archive.try_read(kFileVersionKey, value, /*is_buffer=*/true);
-  } catch (const std::exception& e) {
-    return absl::DataLossError(
-        absl::StrCat(what, ": cannot read its file version: ", ErrorText(e)));
-  }
-  if (!found) {
+  ASSIGN_OR_RETURN(const std::optional<int64_t> version,
+                   ReadStoredInteger(what, archive, kFileVersion));
+  if (!version.has_value()) {
     return absl::FailedPreconditionError(absl::StrCat(
         what, ": a network file of version 1 (no file version or feature "
         "hash: written before the observation gained its hardware section); "
         "this build reads version ", kNetworkFileVersion,
         " only: train a new network (or start the job again)"));
   }
-  if (value.numel() != 1 || value.scalar_type() != torch::kLong) {
-    return absl::DataLossError(
-        absl::StrCat(what, ": stored file version is not one integer"));
-  }
-  const int64_t version = value.item<int64_t>();
-  if (version != kNetworkFileVersion) {
+  if (*version != kNetworkFileVersion) {
     return absl::FailedPreconditionError(absl::StrCat(
-        what, ": network file version ", version, "; this build reads version ",
-        kNetworkFileVersion, version > kNetworkFileVersion
-                                 ? " (written by a newer mmapzero)"
-                                 : ""));
+        what, ": network file version ", *version,
+        "; this build reads version ", kNetworkFileVersion,
+        *version > kNetworkFileVersion ? " (written by a newer mmapzero)"
+                                       : ""));
   }
   return absl::OkStatus();
 }
@@ -116,31 +130,18 @@ absl::StatusOr<CheckpointHeader> ReadHeader(
   RETURN_IF_ERROR(CheckFileVersion(what, archive));
   CheckpointHeader header;
   for (const Field& field : HeaderFields(header)) {
-    torch::Tensor value;
-    bool found = false;
-    try {
-      found = archive.try_read(absl::StrCat(kKeyPrefix, field.name), value,
-                               /*is_buffer=*/true);
-    } catch (const std::exception& e) {
-      return absl::DataLossError(
-          absl::StrCat(what, ": cannot read ", field.name, ": ", ErrorText(e)));
-    }
-    if (!found) {
+    ASSIGN_OR_RETURN(const std::optional<int64_t> stored,
+                     ReadStoredInteger(what, archive, field.name));
+    if (!stored.has_value()) {
       return absl::InvalidArgumentError(
           absl::StrCat(what, ": no stored ", field.name,
                        " (not an mmapzero network checkpoint?)"));
     }
-    if (value.numel() != 1 || value.scalar_type() != torch::kLong) {
-      return absl::DataLossError(absl::StrCat(what, ": stored ", field.name,
-                                              " is not one integer (",
-                                              value.numel(), " values)"));
-    }
-    const int64_t stored = value.item<int64_t>();
-    if (stored < 0 || stored > std::numeric_limits<int32_t>::max()) {
+    if (*stored < 0 || *stored > std::numeric_limits<int32_t>::max()) {
       return absl::DataLossError(
-          absl::StrCat(what, ": stored ", field.name, " is ", stored));
+          absl::StrCat(what, ": stored ", field.name, " is ", *stored));
     }
-    SetHeaderField(field.name, static_cast<int>(stored), &header);
+    SetHeaderField(field.name, static_cast<int>(*stored), &header);
   }
   return header;
 }
@@ -172,19 +173,20 @@ absl::Status LoadFromArchive(const std::string& what,
                              MuZeroNetwork& network) {
   absl::StatusOr<CheckpointHeader> stored = ReadHeader(what, archive);
   if (!stored.ok()) return stored.status();
+  // The feature hash first: another feature configuration is what makes
+  // the observation's sizes differ too, and no size would make it playable.
+  if (stored->shape.feature_hash != network->shape().feature_hash) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        what, ": trained on observations of another feature configuration "
+        "(feature hash ", stored->shape.feature_hash, "; this network's is ",
+        network->shape().feature_hash, "): the features.* fields or the "
+        "observation layout (version ", features::kFeatureLayoutVersion,
+        " here) differ; such a network cannot play these observations"));
+  }
   const std::vector<Field> expected =
       HeaderFields({network->config(), network->shape()});
   const std::vector<Field> found = HeaderFields(*stored);
   for (size_t i = 0; i < expected.size(); ++i) {
-    if (std::string(found[i].name) == "feature_hash" &&
-        expected[i].value != found[i].value) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          what, ": trained on observations of another feature configuration "
-          "(feature hash ", found[i].value, "; this network's is ",
-          expected[i].value, "): the features.* fields or the observation "
-          "layout (version ", features::kFeatureLayoutVersion,
-          " here) differ; such a network cannot play these observations"));
-    }
     if (expected[i].value != found[i].value) {
       return absl::InvalidArgumentError(
           absl::StrCat(what, ": ", found[i].name, " is ", found[i].value,
@@ -233,11 +235,10 @@ absl::StatusOr<std::string> Serialize(const std::string& what,
   try {
     torch::serialize::OutputArchive archive;
     network->save(archive);
-    archive.write(kFileVersionKey,
-                  torch::tensor(int64_t{kNetworkFileVersion}, torch::kLong),
-                  /*is_buffer=*/true);
     const CheckpointHeader header{network->config(), network->shape()};
-    for (const Field& field : HeaderFields(header)) {
+    std::vector<Field> fields = HeaderFields(header);
+    fields.insert(fields.begin(), Field{kFileVersion, kNetworkFileVersion});
+    for (const Field& field : fields) {
       archive.write(absl::StrCat(kKeyPrefix, field.name),
                     torch::tensor(field.value, torch::kLong),
                     /*is_buffer=*/true);

@@ -8,7 +8,6 @@
 #include "absl/time/clock.h"
 #include "common/base/status_macros.h"
 #include "common/features/config_presets.h"
-#include "common/features/feature_hash.h"
 #include "common/model/network_checkpoint.h"
 #include "common/model/network_evaluator.h"
 #include "common/model/networks.h"
@@ -49,29 +48,32 @@ absl::StatusOr<std::unique_ptr<PolicySolver>> PolicySolver::Create(
       *std::move(config), std::move(network), std::move(effective)));
 }
 
+absl::Status PolicySolver::Refused(const absl::Status& status) const {
+  return absl::Status(status.code(),
+                      absl::StrCat("policy: config=", effective_.at("config"),
+                                   ": ", status.message()));
+}
+
 absl::StatusOr<Solution> PolicySolver::Solve(
     const std::shared_ptr<const game::Program>& program,
     const SolverBudget& budget) {
   const absl::Time start = absl::Now();
-  const model::ObservationShape shape = model::ShapeOf(config_.features());
-  absl::StatusOr<model::MuZeroNetwork> network;
-  if (network_ == "none") {
-    torch::manual_seed(budget.seed);
-    network = model::CreateNetwork(config_.network(), shape, torch::kCPU);
-  } else {
-    network = model::LoadNetworkFromCheckpoint(network_, torch::kCPU);
-    if (network.ok() && (*network)->shape().feature_hash != shape.feature_hash) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "policy: network ", network_,
-          " was trained on observations of feature hash ",
-          (*network)->shape().feature_hash, "; config=",
-          effective_.at("config"), " has feature hash ", shape.feature_hash,
-          ": give the config it was trained with (config=FILE)"));
-    }
+  // The network's own sizes (a file's, or the config's) with the config's
+  // observations: a file of another feature hash is refused by the load.
+  NetworkConfig sizes = config_.network();
+  if (network_ != "none") {
+    absl::StatusOr<model::CheckpointHeader> header =
+        model::ReadCheckpointHeader(network_);
+    if (!header.ok()) return Refused(header.status());
+    sizes = header->config;
   }
-  if (!network.ok()) {
-    return absl::Status(network.status().code(),
-                        absl::StrCat("policy: ", network.status().message()));
+  torch::manual_seed(budget.seed);
+  absl::StatusOr<model::MuZeroNetwork> network = model::CreateNetwork(
+      sizes, model::ShapeOf(config_.features()), torch::kCPU);
+  if (!network.ok()) return Refused(network.status());
+  if (network_ != "none") {
+    const absl::Status loaded = model::LoadCheckpoint(network_, *network);
+    if (!loaded.ok()) return Refused(loaded);
   }
   model::NetworkEvaluator evaluator(*network);
   const PolicyGame played = PlayPolicy(program, config_.features(), evaluator);

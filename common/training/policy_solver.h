@@ -45,6 +45,9 @@ class PolicySolver final : public solvers::Solver {
         network_(std::move(network)),
         effective_(std::move(effective)) {}
 
+  // `status` with the solver and its config named.
+  absl::Status Refused(const absl::Status& status) const;
+
   const MuZeroConfig config_;
   const std::string network_;  // a file, or "none"
   const solvers::SolverSettings effective_;
