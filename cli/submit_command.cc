@@ -7,7 +7,11 @@
 // --budget the wall time once running (at most 24h, the default) and
 // --steps a learner step limit: the job ends at whichever comes first;
 // --start SOLUTION a solution of the workload to start from (e.g. an
-// earlier job's `mmapctl best`), used when it beats the heuristic's.
+// earlier job's `mmapctl best`), used when it beats the heuristic's;
+// --network the network the job's learner starts from: default (the
+// shipped pretrained network; what a job of the cpu preset starts from
+// anyway), none (a fresh network) or a network file the learner can read
+// (an earlier job's network.pt, sent as its absolute path).
 #include <iostream>
 #include <string>
 
@@ -25,17 +29,24 @@ namespace {
 
 constexpr char kUsage[] =
     "submit WORKLOAD [--config cpu|paper|FILE] [--budget 24h] [--steps N] "
-    "[--name NAME] [--start SOLUTION] [--coordinator HOST:PORT] [--json]";
+    "[--name NAME] [--start SOLUTION] [--network default|none|FILE] "
+    "[--coordinator HOST:PORT] [--json]";
 constexpr int64_t kMaxWallSeconds = 86400;
 
 absl::Status SetTraining(const CommandLine& line,
                          v1::SubmitJobRequest* request) {
   const std::string config = line.GetString("config", "cpu");
-  if (features::PresetByName(config).ok()) {
+  features::MuZeroConfigSettings settings;
+  settings.config = config;
+  if (line.Has("network")) {
+    settings.rest["network"] = line.GetString("network", "");
+    RETURN_IF_ERROR(features::TakeInitialNetwork(&settings, "--network"));
+  } else if (features::PresetByName(config).ok()) {
     request->set_preset(config);
     return absl::OkStatus();
   }
-  absl::StatusOr<MuZeroConfig> loaded = features::LoadMuZeroConfig(config, {});
+  absl::StatusOr<MuZeroConfig> loaded =
+      features::LoadMuZeroConfig(config, settings.overrides);
   if (!loaded.ok()) {
     return FlagError("config",
                      absl::Status(loaded.status().code(),
@@ -75,7 +86,7 @@ absl::Status RunSubmit(const Args& args) {
       const CommandLine line,
       CommandLine::Parse(args,
                          WithClientFlags({"config", "budget", "steps", "name", "start",
-                                          "request-id"}),
+                                          "network", "request-id"}),
                          {"json"}));
   RETURN_IF_ERROR(line.ExpectPositional(1, kUsage));
   v1::SubmitJobRequest request;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "common/base/lease_fence.h"
 #include "common/base/status_macros.h"
 #include "common/features/config_presets.h"
@@ -89,6 +90,11 @@ class LearnerJob::Observer final : public training::TrainingObserver {
               absl::Duration waited) override {
     metrics::ProcessHealth().Succeeded(health_);
     if (metrics_ != nullptr) metrics_->OnStep(job_id_, stats, waited);
+    window_.total += stats.total;
+    window_.value += stats.value;
+    window_.reward += stats.reward;
+    window_.policy += stats.policy;
+    ++window_steps_;
   }
   void OnRefused(const absl::Status& status) override {
     LogLine("warning", "batch_refused",
@@ -111,6 +117,7 @@ class LearnerJob::Observer final : public training::TrainingObserver {
     } else if (metrics_ != nullptr) {
       metrics_->OnCheckpoint(job_id_);
     }
+    LogLosses("training_progress", step, {});
   }
   void OnDemonstration(const training::DemonstrationReplay& replay) override {
     if (!replay.status.ok()) {
@@ -130,15 +137,40 @@ class LearnerJob::Observer final : public training::TrainingObserver {
   }
   void OnStopped(int64_t step, const std::string& reason) override {
     metrics::ProcessHealth().Remove(health_);
-    LogLine(
-        "info", "job_stopped",
-        {{"job", job_id_}, {"step", absl::StrCat(step)}, {"reason", reason}});
+    LogLosses("job_stopped", step, {"reason", reason});
   }
 
  private:
+  // Logs `event` with the step, `extra` and the mean losses of the steps
+  // since the last such line (a user's view of training: one line per
+  // checkpoint), then starts a new window.
+  void LogLosses(const char* event, int64_t step,
+                 std::pair<std::string, std::string> extra) {
+    service::LogFields fields = {
+        {"job", job_id_}, {"step", absl::StrCat(step)}};
+    if (!extra.first.empty()) fields.push_back(std::move(extra));
+    if (window_steps_ > 0) {
+      const double n = static_cast<double>(window_steps_);
+      fields.push_back({"steps_averaged", absl::StrCat(window_steps_)});
+      fields.push_back({"loss", absl::StrFormat("%.5g", window_.total / n)});
+      fields.push_back(
+          {"value_loss", absl::StrFormat("%.5g", window_.value / n)});
+      fields.push_back(
+          {"reward_loss", absl::StrFormat("%.5g", window_.reward / n)});
+      fields.push_back(
+          {"policy_loss", absl::StrFormat("%.5g", window_.policy / n)});
+    }
+    LogLine("info", event, fields);
+    window_ = {};
+    window_steps_ = 0;
+  }
+
   const std::string job_id_;
   const std::string health_;
   LearnerMetrics* const metrics_;
+  // The loss sums since the last LogLosses (the loop's thread only).
+  training::LearnerStats window_;
+  int64_t window_steps_ = 0;
 };
 
 absl::StatusOr<std::unique_ptr<LearnerJob>> LearnerJob::Start(
@@ -168,7 +200,7 @@ absl::StatusOr<std::unique_ptr<LearnerJob>> LearnerJob::Start(
            {"device", o.device.str()},
            {"budget", absl::StrCat(o.steps_budget)},
            {"learn", o.config.training().no_learning() ? "false" : "true"},
-           {"initial_network", o.config.training().initial_network()},
+           {"initial_network", job->initial_network_},
            {"checkpoint_dir", o.checkpoint_dir}});
   LearnerJob* raw = job.get();
   job->thread_ = std::jthread([raw](std::stop_token stop) {
@@ -220,13 +252,15 @@ absl::StatusOr<int64_t> LearnerJob::BuildLearner() {
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": config.network: ", network.status().message()));
   }
-  // A warm start; a checkpoint of the job's own (below) overrides it.
-  if (const absl::Status initial =
-          training::LoadInitialNetwork(o.config.training(), *network);
-      !initial.ok()) {
-    return absl::Status(initial.code(),
-                        absl::StrCat(what, ": ", initial.message()));
+  // The shipped default or a warm start; a checkpoint of the job's own
+  // (below) overrides it.
+  absl::StatusOr<std::string> initial =
+      training::LoadInitialNetwork(o.config.training(), *network);
+  if (!initial.ok()) {
+    return absl::Status(initial.status().code(),
+                        absl::StrCat(what, ": ", initial.status().message()));
   }
+  initial_network_ = *std::move(initial);
   absl::StatusOr<std::unique_ptr<training::Learner>> learner =
       training::Learner::Create(o.config.training(),
                                 o.config.search().discount(),

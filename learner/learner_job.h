@@ -121,6 +121,9 @@ class LearnerJob {
   std::unique_ptr<Observer> observer_;
   std::unique_ptr<training::TrainingLoop> loop_;
   int64_t resumed_step_ = 0;
+  // The network it started from (initial_network.h): a path, "default" or
+  // "none"; a resumed checkpoint replaced it.
+  std::string initial_network_;
   struct Ended {
     bool ended = false;       // the thread's function returned
     std::string fatal_error;  // what escaped it, if anything

@@ -3,8 +3,9 @@
 // checkpoint at the same step (as when the lease passes to a new learner),
 // checkpoints on Stop, refuses configs and checkpoints that do not fit,
 // stops without saving once a newer lease epoch holds its checkpoints,
-// trains from a PrefetchQueue with the metrics filled in, and mixes the
-// offered best solutions into its batches as demonstrations.
+// trains from a PrefetchQueue with the metrics filled in, mixes the
+// offered best solutions into its batches as demonstrations, and starts
+// from a given network or, for the cpu preset, the shipped one.
 #include "learner/learner_job.h"
 
 #include <grpcpp/create_channel.h>
@@ -31,6 +32,7 @@
 #include "common/model/network_checkpoint.h"
 #include "common/rpc/grpc_server.h"
 #include "common/rpc/parameter_client.h"
+#include "common/training/default_network.h"
 #include "common/training/self_play.h"
 #include "common/training/training_test_support.h"
 #include "common/workload/example_program_for_tests.h"
@@ -278,6 +280,39 @@ TEST(LearnerJobTest, StartsFromTheInitialNetwork) {
   EXPECT_THAT(refused.status().message(),
               HasSubstr("training.initial_network"));
   EXPECT_THAT(refused.status().message(), HasSubstr("mlp_hidden"));
+}
+
+// A job of the cpu preset with no initial_network starts from the network
+// mmapzero ships, and publishes it as version 0.
+TEST(LearnerJobTest, ACpuPresetJobStartsFromTheShippedNetwork) {
+  model::SetComputeThreads(1);
+  MuZeroConfig cpu = features::CpuPreset();
+  cpu.mutable_training()->set_batch_size(8);
+  cpu.mutable_training()->set_no_learning(true);  // keep v0
+  worker::ParameterStore store;
+  LearnerJobOptions options = Options(FreshDir("learner_job_default"), 0);
+  options.config = cpu;
+  auto job = LearnerJob::Start(options, std::make_unique<FakeSource>(cpu),
+                               &store, nullptr);
+  ASSERT_TRUE(job.ok()) << job.status();
+  absl::StatusOr<worker::ParameterSnapshot> published =
+      store.Find("job-000001", 0);
+  ASSERT_TRUE(published.ok()) << published.status();
+  const auto fresh = [&cpu] {
+    return *model::CreateNetwork(cpu.network(), model::ShapeOf(cpu.features()),
+                                 torch::kCPU);
+  };
+  model::MuZeroNetwork fetched = fresh();
+  ASSERT_TRUE(model::LoadNetworkParameters(*published->bytes, fetched).ok());
+  model::MuZeroNetwork shipped = fresh();
+  ASSERT_TRUE(
+      model::LoadNetworkParameters(training::DefaultNetworkBytes(), shipped)
+          .ok());
+  const auto a = fetched->parameters();
+  const auto b = shipped->parameters();
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i], b[i]));
+  (*job)->Stop();
 }
 
 TEST(LearnerJobTest, TrainsToTheBudgetAndResumesAtTheSameStep) {

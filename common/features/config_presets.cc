@@ -270,17 +270,25 @@ MuZeroConfigSettings SplitMuZeroConfigSettings(
   return split;
 }
 
-absl::Status TakeInitialNetwork(MuZeroConfigSettings* settings) {
+absl::Status TakeInitialNetwork(MuZeroConfigSettings* settings,
+                                absl::string_view flag) {
   const auto it = settings->rest.find("network");
   if (it == settings->rest.end()) return absl::OkStatus();
+  if (it->second == kNoNetwork || it->second == kDefaultNetwork) {
+    settings->overrides.push_back(
+        absl::StrCat("training.initial_network=", it->second));
+    settings->rest.erase(it);
+    return absl::OkStatus();
+  }
   std::error_code error;
   const std::filesystem::path path =
       std::filesystem::absolute(it->second, error);
   if (it->second.empty() || error ||
       !std::filesystem::is_regular_file(path, error)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--set network: no network file '", it->second,
-                     "' (a finished job's learner checkpoint network.pt)"));
+        absl::StrCat(flag, ": no network file '", it->second,
+                     "' (a finished job's learner checkpoint network.pt; "
+                     "or none, or default)"));
   }
   settings->overrides.push_back(
       absl::StrCat("training.initial_network=", path.string()));

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "proto/muzero.pb.h"
 
 namespace mmapzero::features {
@@ -47,12 +48,21 @@ struct MuZeroConfigSettings {
 MuZeroConfigSettings SplitMuZeroConfigSettings(
     const std::map<std::string, std::string>& settings);
 
-// The `network=FILE` setting (a warm start from a network file) taken out
-// of `settings->rest` and made the override
-// training.initial_network=<FILE as an absolute path>, so that a service
-// started elsewhere finds it. InvalidArgument naming the setting when the
-// file does not exist; nothing when the setting is absent.
-absl::Status TakeInitialNetwork(MuZeroConfigSettings* settings);
+// The names the `network` setting (training.initial_network) takes
+// besides a file's path: a fresh network, the shipped pretrained one
+// (training/initial_network.h).
+inline constexpr char kNoNetwork[] = "none";
+inline constexpr char kDefaultNetwork[] = "default";
+
+// The `network` setting taken out of `settings->rest` and made the
+// override training.initial_network: `none` and `default` as they are, a
+// file (a warm start from an earlier job's network) as its absolute path,
+// so that a service started elsewhere finds it. InvalidArgument naming
+// `flag` (how the user gave it) when the file does not exist; nothing when
+// the setting is absent (the job then starts from the default where it
+// fits).
+absl::Status TakeInitialNetwork(MuZeroConfigSettings* settings,
+                                absl::string_view flag = "--set network");
 
 // Every size and ratio in range; errors name the field and the value.
 absl::Status CheckMuZeroConfig(const MuZeroConfig& config);

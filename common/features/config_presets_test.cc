@@ -188,6 +188,14 @@ TEST(TakeInitialNetworkTest, MakesTheOverrideOrNamesAMissingFile) {
   EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
   EXPECT_TRUE(absl::StrContains(status.message(), "--set network"));
   EXPECT_TRUE(absl::StrContains(status.message(), file));
+
+  // The two names pass as they are (no file of that name is looked for).
+  for (const std::string name : {"none", "default"}) {
+    MuZeroConfigSettings named = SplitMuZeroConfigSettings({{"network", name}});
+    ASSERT_TRUE(TakeInitialNetwork(&named).ok()) << name;
+    ASSERT_EQ(named.overrides.size(), 1u) << name;
+    EXPECT_EQ(named.overrides[0], "training.initial_network=" + name);
+  }
 }
 
 }  // namespace

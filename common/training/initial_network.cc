@@ -2,18 +2,42 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/model/network_checkpoint.h"
+#include "common/training/default_network.h"
 
 namespace mmapzero::training {
 
-absl::Status LoadInitialNetwork(const TrainingConfig& training,
-                                model::MuZeroNetwork& network) {
-  if (training.initial_network().empty()) return absl::OkStatus();
-  const absl::Status loaded =
-      model::LoadCheckpoint(training.initial_network(), network);
+using features::kDefaultNetwork;
+using features::kNoNetwork;
+
+absl::StatusOr<std::string> LoadNetworkByName(const std::string& name,
+                                              model::MuZeroNetwork& network) {
+  if (name == kNoNetwork) return std::string(kNoNetwork);
+  if (name.empty() || name == kDefaultNetwork) {
+    const absl::Status loaded =
+        model::LoadNetworkParameters(DefaultNetworkBytes(), network);
+    if (loaded.ok()) return std::string(kDefaultNetwork);
+    // Unasked, a default that does not fit is no error: another config
+    // starts fresh.
+    if (name.empty()) return std::string(kNoNetwork);
+    return absl::Status(
+        loaded.code(),
+        absl::StrCat("the default network (networks/default-cpu.pt, the cpu "
+                     "preset's) does not fit: ",
+                     loaded.message()));
+  }
+  const absl::Status loaded = model::LoadCheckpoint(name, network);
+  if (!loaded.ok()) return loaded;
+  return name;
+}
+
+absl::StatusOr<std::string> LoadInitialNetwork(const TrainingConfig& training,
+                                               model::MuZeroNetwork& network) {
+  absl::StatusOr<std::string> loaded =
+      LoadNetworkByName(training.initial_network(), network);
   if (loaded.ok()) return loaded;
-  return absl::Status(loaded.code(),
+  return absl::Status(loaded.status().code(),
                       absl::StrCat("training.initial_network: ",
-                                   loaded.message()));
+                                   loaded.status().message()));
 }
 
 }  // namespace mmapzero::training

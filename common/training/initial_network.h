@@ -1,23 +1,38 @@
-// A job's starting network (TrainingConfig.initial_network): the network
-// file a learner or the in-process solver loads before its first step, so
-// that a job starts from what an earlier job learned instead of from a
-// fresh network (a warm start). The file must be a network of the job's
-// sizes and feature hash (network_checkpoint.h refuses another).
+// The network a job starts from (TrainingConfig.initial_network, the
+// `network` setting of `solve`): the network a learner or the in-process
+// solver loads before its first step, and the one `--solver policy`
+// plays. By default that is the pretrained network mmapzero ships
+// (default_network.h) wherever it fits the job's config, so a job starts
+// from what pretraining learned instead of from nothing; "none" asks for
+// a fresh network, a file's path for an earlier job's network (a warm
+// start). A network must have the job's sizes and feature hash
+// (network_checkpoint.h refuses another).
 #ifndef MMAPZERO_COMMON_TRAINING_INITIAL_NETWORK_H_
 #define MMAPZERO_COMMON_TRAINING_INITIAL_NETWORK_H_
 
-#include "absl/status/status.h"
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/features/config_presets.h"
 #include "common/model/networks.h"
 #include "proto/muzero.pb.h"
 
 namespace mmapzero::training {
 
-// Loads training.initial_network into `network`; nothing when it is "".
-// The error names the field and the file: NotFound when it cannot be
+// Loads the network `name` names into `network`: a file's path; "default"
+// (features::kDefaultNetwork: the shipped network); "none"
+// (features::kNoNetwork: nothing, the network stays as built);
+// "" (the shipped network where it fits `network`'s sizes and feature
+// hash, else nothing). Returns what the network now is: the path,
+// "default" or "none". Errors name the file: NotFound when it cannot be
 // read, InvalidArgument / FailedPrecondition for other sizes or another
 // feature hash (the network is then unchanged).
-absl::Status LoadInitialNetwork(const TrainingConfig& training,
-                                model::MuZeroNetwork& network);
+absl::StatusOr<std::string> LoadNetworkByName(const std::string& name,
+                                              model::MuZeroNetwork& network);
+
+// LoadNetworkByName(training.initial_network), errors naming the field.
+absl::StatusOr<std::string> LoadInitialNetwork(const TrainingConfig& training,
+                                               model::MuZeroNetwork& network);
 
 }  // namespace mmapzero::training
 

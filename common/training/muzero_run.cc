@@ -113,7 +113,8 @@ absl::Status MuZeroRun::BuildLearner() {
   ASSIGN_OR_RETURN(network_,
                    model::CreateNetwork(config_.network(),
                                         model::ShapeOf(config_.features())));
-  RETURN_IF_ERROR(LoadInitialNetwork(config_.training(), network_));
+  ASSIGN_OR_RETURN(initial_network_,
+                   LoadInitialNetwork(config_.training(), network_));
   parameters_.Publish(network_, 0);
   replay_ = std::make_unique<agent::ReplayBuffer>(
       config_.training().replay_size(),
@@ -402,6 +403,7 @@ absl::StatusOr<Solution> MuZeroRun::Finish(const std::string& solver,
   settings["simulations"] = absl::StrCat(totals.simulations);
   settings["learner"] = learner_state_;
   settings["actor_versions"] = actor_versions_;
+  settings["initial_network"] = initial_network_;
   settings.insert(run_settings_.begin(), run_settings_.end());
   return best_.Finish(solver, settings, budget_, seed_games_ + totals.games,
                       Elapsed());

@@ -121,6 +121,8 @@ class MuZeroRun {
   std::unique_ptr<agent::SelfPlayResults> results_;
   // BuildLearner, Resume.
   model::MuZeroNetwork network_{nullptr};
+  // What the network started from (initial_network.h); a result setting.
+  std::string initial_network_;
   PublishedParameters parameters_;
   std::unique_ptr<agent::ReplayBuffer> replay_;
   std::unique_ptr<Demonstrations> demonstrations_;

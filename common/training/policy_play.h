@@ -3,11 +3,16 @@
 // heuristic seed and no local search. It is what a trained network alone
 // knows about a program, the zero-shot answer of a pretrained agent, and
 // what AnyProgramTest plays to show one network plays any program.
+// PlaySearched adds a few simulations per decision: the cpu preset's
+// one-step look-ahead (a Gumbel root over the real game, each considered
+// action tried once and its child valued by the network), still one game,
+// no seed and no local search.
 //
 // Thread-safety: one thread per evaluator (NetworkEvaluator's contract).
 #ifndef MMAPZERO_COMMON_TRAINING_POLICY_PLAY_H_
 #define MMAPZERO_COMMON_TRAINING_POLICY_PLAY_H_
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -31,6 +36,14 @@ struct PolicyGame {
 PolicyGame PlayPolicy(const std::shared_ptr<const game::Program>& program,
                       const FeatureConfig& features,
                       model::NetworkEvaluator& evaluator);
+
+// Plays `program` to its end with `simulations` (>= 1) simulations of a
+// GUMBEL_REAL_GAME search per decision (config.search otherwise, no root
+// noise; rewards scaled as config.training trains them), acting on the
+// search's choice; decision i searches with seed + i.
+PolicyGame PlaySearched(const std::shared_ptr<const game::Program>& program,
+                        const MuZeroConfig& config, int simulations,
+                        uint64_t seed, model::NetworkEvaluator& evaluator);
 
 }  // namespace mmapzero::training
 

@@ -6,7 +6,10 @@
 //    hardware section tells the profiles apart;
 //  - the policy solver plays one game with an untrained or a saved
 //    network, refuses a network of another feature configuration naming
-//    both hashes, and a missing file naming it.
+//    both hashes, and a missing file naming it;
+//  - unless told otherwise it plays the shipped pretrained network, which
+//    fits the cpu preset, is at most 5 MB and plays the example to a valid
+//    plan; with a few simulations a decision it looks ahead, reproducibly.
 #include "common/training/policy_play.h"
 
 #include <torch/torch.h>
@@ -25,6 +28,7 @@
 #include "common/model/network_checkpoint.h"
 #include "common/model/network_evaluator.h"
 #include "common/model/networks.h"
+#include "common/training/default_network.h"
 #include "common/training/policy_solver.h"
 #include "common/validate/validator.h"
 #include "common/workload/example_program_for_tests.h"
@@ -103,7 +107,7 @@ absl::StatusOr<Solution> SolveWithPolicy(const solvers::SolverSettings& settings
 
 TEST(PolicySolverTest, PlaysOneGameWithAnUntrainedOrASavedNetwork) {
   model::SetComputeThreads(1);
-  absl::StatusOr<Solution> untrained = SolveWithPolicy({});
+  absl::StatusOr<Solution> untrained = SolveWithPolicy({{"network", "none"}});
   ASSERT_TRUE(untrained.ok()) << untrained.status();
   EXPECT_EQ(untrained->solver().name(), "policy");
   EXPECT_EQ(untrained->solver().settings().at("network"), "none");
@@ -124,6 +128,54 @@ TEST(PolicySolverTest, PlaysOneGameWithAnUntrainedOrASavedNetwork) {
   ASSERT_TRUE(saved.ok()) << saved.status();
   EXPECT_EQ(saved->normalised_return(), untrained->normalised_return());
   EXPECT_EQ(saved->decisions_size(), untrained->decisions_size());
+}
+
+TEST(PolicySolverTest, PlaysTheShippedNetworkByDefault) {
+  model::SetComputeThreads(1);
+  EXPECT_GT(DefaultNetworkBytes().size(), 0u);
+  EXPECT_LE(DefaultNetworkBytes().size(), 5u << 20);
+  absl::StatusOr<Solution> shipped = SolveWithPolicy({});
+  ASSERT_TRUE(shipped.ok()) << shipped.status();
+  EXPECT_EQ(shipped->solver().settings().at("network"), "default");
+  const validate::ValidationReport report =
+      validate::ValidateSolution(SmallExampleProgram()->source(), *shipped);
+  EXPECT_TRUE(report.ok);
+  absl::StatusOr<Solution> named = SolveWithPolicy({{"network", "default"}});
+  ASSERT_TRUE(named.ok()) << named.status();
+  EXPECT_EQ(named->decisions_size(), shipped->decisions_size());
+  EXPECT_EQ(named->normalised_return(), shipped->normalised_return());
+
+  // Another config's features: unasked, an untrained network plays; asked
+  // for by name, the default is refused saying why.
+  absl::StatusOr<Solution> other =
+      SolveWithPolicy({{"features.next_buffers", "4"}});
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_EQ(other->solver().settings().at("network"), "none");
+  absl::StatusOr<Solution> refused = SolveWithPolicy(
+      {{"features.next_buffers", "4"}, {"network", "default"}});
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition)
+      << refused.status();
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("the default network (networks/default-cpu.pt"));
+}
+
+// A few simulations a decision: a look-ahead on the real game, still one
+// game, reproducible for a seed, at least as good as greedy play here.
+TEST(PolicySolverTest, AFewSimulationsADecisionLookAhead) {
+  model::SetComputeThreads(1);
+  absl::StatusOr<Solution> greedy = SolveWithPolicy({});
+  ASSERT_TRUE(greedy.ok()) << greedy.status();
+  absl::StatusOr<Solution> searched = SolveWithPolicy({{"simulations", "3"}});
+  ASSERT_TRUE(searched.ok()) << searched.status();
+  EXPECT_EQ(searched->solver().settings().at("simulations"), "3");
+  EXPECT_EQ(searched->solver().settings().at("evaluations"), "1");
+  EXPECT_TRUE(
+      validate::ValidateSolution(SmallExampleProgram()->source(), *searched)
+          .ok);
+  absl::StatusOr<Solution> again = SolveWithPolicy({{"simulations", "3"}});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->normalised_return(), searched->normalised_return());
+  EXPECT_FALSE(PolicySolver::Create({{"simulations", "65"}}).ok());
 }
 
 TEST(PolicySolverTest, RefusesAnotherFeatureConfigAndMissingFiles) {

@@ -13,6 +13,7 @@
 #include "common/model/networks.h"
 #include "common/solvers/best_solution.h"
 #include "common/solvers/solver_settings.h"
+#include "common/training/initial_network.h"
 #include "common/training/policy_play.h"
 
 namespace mmapzero::training {
@@ -25,16 +26,18 @@ absl::StatusOr<std::unique_ptr<PolicySolver>> PolicySolver::Create(
   features::MuZeroConfigSettings split =
       features::SplitMuZeroConfigSettings(settings);
   SolverSettings effective;
-  std::string network = "none";
+  std::string network;  // the default where it fits
   if (const auto it = split.rest.find("network"); it != split.rest.end()) {
     if (it->second.empty()) {
       return absl::InvalidArgumentError(
-          "policy: network: needs a network file or none");
+          "policy: network: needs a network file, default or none");
     }
     network = it->second;
     split.rest.erase(it);
   }
   solvers::SettingsReader reader("policy", split.rest);
+  ASSIGN_OR_RETURN(const int64_t simulations,
+                   reader.GetInt("simulations", 0, 0, 64));
   RETURN_IF_ERROR(reader.CheckNoUnknownKeys());
   absl::StatusOr<MuZeroConfig> config =
       features::LoadMuZeroConfig(split.config, split.overrides);
@@ -43,9 +46,10 @@ absl::StatusOr<std::unique_ptr<PolicySolver>> PolicySolver::Create(
         "policy: config=", split.config, ": ", config.status().message()));
   }
   effective["config"] = split.config;
-  effective["network"] = network;
-  return std::unique_ptr<PolicySolver>(new PolicySolver(
-      *std::move(config), std::move(network), std::move(effective)));
+  effective.insert(reader.effective().begin(), reader.effective().end());
+  return std::unique_ptr<PolicySolver>(
+      new PolicySolver(*std::move(config), std::move(network),
+                       static_cast<int>(simulations), std::move(effective)));
 }
 
 absl::Status PolicySolver::Refused(const absl::Status& status) const {
@@ -61,7 +65,9 @@ absl::StatusOr<Solution> PolicySolver::Solve(
   // The network's own sizes (a file's, or the config's) with the config's
   // observations: a file of another feature hash is refused by the load.
   NetworkConfig sizes = config_.network();
-  if (network_ != "none") {
+  const bool file = !network_.empty() && network_ != features::kNoNetwork &&
+                    network_ != features::kDefaultNetwork;
+  if (file) {
     absl::StatusOr<model::CheckpointHeader> header =
         model::ReadCheckpointHeader(network_);
     if (!header.ok()) return Refused(header.status());
@@ -71,12 +77,16 @@ absl::StatusOr<Solution> PolicySolver::Solve(
   absl::StatusOr<model::MuZeroNetwork> network = model::CreateNetwork(
       sizes, model::ShapeOf(config_.features()), torch::kCPU);
   if (!network.ok()) return Refused(network.status());
-  if (network_ != "none") {
-    const absl::Status loaded = model::LoadCheckpoint(network_, *network);
-    if (!loaded.ok()) return Refused(loaded);
-  }
+  absl::StatusOr<std::string> loaded = LoadNetworkByName(network_, *network);
+  if (!loaded.ok()) return Refused(loaded.status());
+  SolverSettings effective = effective_;
+  effective["network"] = *loaded;
   model::NetworkEvaluator evaluator(*network);
-  const PolicyGame played = PlayPolicy(program, config_.features(), evaluator);
+  const PolicyGame played =
+      simulations_ == 0
+          ? PlayPolicy(program, config_.features(), evaluator)
+          : PlaySearched(program, config_, simulations_, budget.seed,
+                         evaluator);
   solvers::BestSolution best;
   best.Offer(*played.game);
   if (budget.on_progress) {
@@ -84,7 +94,7 @@ absl::StatusOr<Solution> PolicySolver::Solve(
                         .evaluations = 1,
                         .best_normalised_return = best.normalised_return()});
   }
-  return best.Finish(name(), effective_, budget, /*evaluations=*/1,
+  return best.Finish(name(), effective, budget, /*evaluations=*/1,
                      absl::ToDoubleSeconds(absl::Now() - start));
 }
 

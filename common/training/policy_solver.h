@@ -2,11 +2,18 @@
 // once, greedily (policy_play.h), and that game is the answer: no
 // heuristic seed, no search, no local search, so it shows what the network
 // alone knows and returns in seconds. Settings:
-//   network  a network file (a learner checkpoint's network.pt, e.g.
-//            DATA_DIR/learner/learner/job-000001-<uid>/network.pt), or none
-//            (default): an untrained network of the config's sizes, whose
-//            policy head starts at zero, so it plays the first legal of
-//            Copy, NoCopy, Drop: the floor a trained network must beat
+//   network  unset: the pretrained network mmapzero ships where it fits
+//            the config (the cpu preset), else an untrained one; default:
+//            the shipped network; a network file (a learner checkpoint's
+//            network.pt, e.g.
+//            DATA_DIR/learner/learner/job-000001-<uid>/network.pt); none:
+//            an untrained network of the config's sizes, whose policy head
+//            starts at zero, so it plays the first legal of Copy, NoCopy,
+//            Drop: the floor a trained network must beat. The result's
+//            `network` setting says which played.
+//   simulations  0 (default): greedy on the policy; N (1-64): N simulations
+//            of the cpu preset's real-game Gumbel search per decision
+//            (policy_play.h's PlaySearched), slower by about that factor
 //   config   the MuZero config whose features the network was trained on
 //            (cpu by default, paper, or a config JSON file); its feature
 //            hash must be the network's (features/feature_hash.h)
@@ -39,17 +46,19 @@ class PolicySolver final : public solvers::Solver {
   std::string name() const override { return "policy"; }
 
  private:
-  PolicySolver(MuZeroConfig config, std::string network,
+  PolicySolver(MuZeroConfig config, std::string network, int simulations,
                solvers::SolverSettings effective)
       : config_(std::move(config)),
         network_(std::move(network)),
+        simulations_(simulations),
         effective_(std::move(effective)) {}
 
   // `status` with the solver and its config named.
   absl::Status Refused(const absl::Status& status) const;
 
   const MuZeroConfig config_;
-  const std::string network_;  // a file, or "none"
+  const std::string network_;  // as set: "", a file, "default" or "none"
+  const int simulations_;      // 0: greedy
   const solvers::SolverSettings effective_;
 };
 
