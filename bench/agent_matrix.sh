@@ -55,10 +55,20 @@ mkdir -p "$out/workloads" "$out/logs" "$out/clusters"
 mmapctl="$bin/mmapctl"
 
 # Writes the workload named $1 to $2: generated ones are training programs,
-# seed 1, on tpu-v4i; imported ones come from testdata/hlo.
+# seed 1, on tpu-v4i (FAMILY-BUFFERS), or on another profile
+# (FAMILY-BUFFERS@PROFILE); imported ones come from testdata/hlo
+# (ssd_mobilenet, llama, or any MODULE.hlo there, for tpu-v4i).
 make_workload() {
   local name="$1" path="$2"
   case "$name" in
+    *@*)
+      local spec="${name%@*}"
+      "$mmapctl" generate --family "${spec%-*}" --buffers "${spec##*-}" \
+          --profile "${name#*@}" --seed 1 --mode training \
+          --out "$path" >/dev/null ;;
+    *.hlo)
+      "$mmapctl" import "$root/testdata/hlo/$name" --hardware tpu-v4i \
+          --out "$path" >/dev/null ;;
     mlp-*|transformer-*|cnn-*|lstm-*)
       "$mmapctl" generate --family "${name%-*}" --buffers "${name##*-}" \
           --seed 1 --mode training --out "$path" >/dev/null ;;

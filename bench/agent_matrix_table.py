@@ -24,11 +24,13 @@ import sys
 IN_PROCESS = re.compile(
     r"^\s*([\d.]+) s\s+(\d+) evaluations\s+best normalised return ([\d.]+)"
     r"(?:\s+recent ([\d.]+))?")
-# On the local cluster: "   12.3 s  RUNNING  step 5  games 812  moves/s ...
-# best 0.7712 +".
+# On the local cluster: "   12.3 s  running  step 5  games 812  moves/s ...
+# best 15.471 ms, 1.0000x over the heuristic (return 0.7005) +" (before
+# jobs reported latency: "... best 0.7712 +"). Group 4 or 5: the return.
 CLUSTER = re.compile(
     r"^\s*([\d.]+) s\s+\w+\s+step (\d+)\s+games (\d+)\s+moves/s\s+[\d.]+"
-    r"\s+best ([\d.]+)")
+    r"\s+best (?:[\d.]+ \w+, [\d.]+x over the heuristic \(return ([\d.]+)\)"
+    r"|([\d.]+))")
 # The cluster's last line: "... best 0.8074 (heuristic 0.7005), found by X"
 # (then "; the agent's own: ..." since jobs report it).
 FOUND_BY = re.compile(r"found by ([^;]+)")
@@ -56,7 +58,7 @@ def append_run(args):
                 # Complete games stand for evaluations on the cluster.
                 evaluations = str(stage_evaluations + int(m[3]))
                 series.append((f"{stage_seconds + float(m[1]):.1f}",
-                               evaluations, m[4], ""))
+                               evaluations, m[4] or m[5], ""))
                 continue
             m = FOUND_BY.search(line)
             if m:
