@@ -9,8 +9,9 @@
 # the job first (the coordinator found through <data dir>/coordinator.addr); list;
 # status; best --out (validated again by `mmapctl validate`) --svg; cancel;
 # watch of the cancelled job ends at once; an unknown job id and a
-# malformed workload exit non-zero with a clear message and leave the job
-# list unchanged; a second `local up` is refused; a missing binary is named;
+# malformed workload or a missing --network file exit non-zero with a
+# clear message and leave the job list unchanged; the whole cluster's
+# learner starts the job from the shipped network; a second `local up` is refused; a missing binary is named;
 # `local down` leaves no process and no pid file behind. The cluster runs
 # with mutual TLS: the worker certificate may not list jobs, a plaintext
 # caller cannot connect, and `certs` never replaces the cluster's CA.
@@ -111,6 +112,15 @@ expect_failure submit_bad_fields "bad_fields.json" submit \
   "$work/bad_fields.json" --data-dir "$data"
 expect_failure submit_bad_budget "--budget" submit \
   "$source_dir/examples/small.json" --budget 25h --data-dir "$data"
+expect_failure submit_bad_network "--network: no network file" submit \
+  "$source_dir/examples/small.json" --network "$work/no_such.pt" \
+  --data-dir "$data"
+# A job of the cpu preset starts from the network mmapzero ships.
+if [[ $all_built -eq 1 ]]; then
+  wait_until 60 "the learner starts $job from the shipped network" \
+    grep -q "event=job_started job=$job .*initial_network=default" \
+    "$data/learner.log"
+fi
 run list_after list --data-dir "$data"
 [[ $(grep -c '^job-' "$work/list_after.out") -eq $jobs_before ]] ||
   fail "a refused submit changed the job list"
