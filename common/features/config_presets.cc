@@ -274,24 +274,22 @@ absl::Status TakeInitialNetwork(MuZeroConfigSettings* settings,
                                 absl::string_view flag) {
   const auto it = settings->rest.find("network");
   if (it == settings->rest.end()) return absl::OkStatus();
-  if (it->second == kNoNetwork || it->second == kDefaultNetwork) {
-    settings->overrides.push_back(
-        absl::StrCat("training.initial_network=", it->second));
-    settings->rest.erase(it);
-    return absl::OkStatus();
-  }
-  std::error_code error;
-  const std::filesystem::path path =
-      std::filesystem::absolute(it->second, error);
-  if (it->second.empty() || error ||
-      !std::filesystem::is_regular_file(path, error)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(flag, ": no network file '", it->second,
-                     "' (a finished job's learner checkpoint network.pt; "
-                     "or none, or default)"));
+  std::string network = it->second;
+  if (network.empty() || NamesNetworkFile(network)) {
+    std::error_code error;
+    const std::filesystem::path path =
+        std::filesystem::absolute(network, error);
+    if (network.empty() || error ||
+        !std::filesystem::is_regular_file(path, error)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, ": no network file '", network,
+                       "' (a finished job's learner checkpoint network.pt; "
+                       "or none, or default)"));
+    }
+    network = path.string();
   }
   settings->overrides.push_back(
-      absl::StrCat("training.initial_network=", path.string()));
+      absl::StrCat("training.initial_network=", network));
   settings->rest.erase(it);
   return absl::OkStatus();
 }

@@ -53,6 +53,12 @@ MuZeroConfigSettings SplitMuZeroConfigSettings(
 // (training/initial_network.h).
 inline constexpr char kNoNetwork[] = "none";
 inline constexpr char kDefaultNetwork[] = "default";
+// Whether a `network` value is a file's path: neither of those names nor
+// "" (unset).
+inline bool NamesNetworkFile(const std::string& network) {
+  return !network.empty() && network != kNoNetwork &&
+         network != kDefaultNetwork;
+}
 
 // The `network` setting taken out of `settings->rest` and made the
 // override training.initial_network: `none` and `default` as they are, a

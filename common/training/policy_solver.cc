@@ -65,9 +65,7 @@ absl::StatusOr<Solution> PolicySolver::Solve(
   // The network's own sizes (a file's, or the config's) with the config's
   // observations: a file of another feature hash is refused by the load.
   NetworkConfig sizes = config_.network();
-  const bool file = !network_.empty() && network_ != features::kNoNetwork &&
-                    network_ != features::kDefaultNetwork;
-  if (file) {
+  if (features::NamesNetworkFile(network_)) {
     absl::StatusOr<model::CheckpointHeader> header =
         model::ReadCheckpointHeader(network_);
     if (!header.ok()) return Refused(header.status());
