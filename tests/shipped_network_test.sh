@@ -32,8 +32,9 @@ trained=$(tail -n +2 "$manifest" | cut -f2 | sort -u)
 trained_sums=$(tail -n +2 "$manifest" | cut -f3 | sort -u)
 for module in $(grep -v '^#' "$held_out"); do
   grep -qx "$module" <<<"$trained" && fail "held-out $module was trained on"
-  "$mmapctl" import "$source_dir/testdata/hlo/$module" --hardware tpu-v4i \
-    --out "$work/held.json" >/dev/null 2>"$work/err" ||
+  # As scripts/pretrain imports: from the source root, relative path.
+  (cd "$source_dir" && "$mmapctl" import "testdata/hlo/$module" \
+    --hardware tpu-v4i --out "$work/held.json" >/dev/null 2>"$work/err") ||
     fail "import $module: $(cat "$work/err")"
   sum=$(sha256sum "$work/held.json" | cut -d' ' -f1)
   grep -qx "$sum" <<<"$trained_sums" &&
