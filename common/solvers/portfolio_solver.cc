@@ -58,8 +58,39 @@ absl::StatusOr<std::optional<Solution>> Fastest(
 
 absl::StatusOr<std::unique_ptr<PortfolioSolver>> PortfolioSolver::Create(
     const SolverSettings& settings) {
-  RETURN_IF_ERROR(BrkgaSolver::Create(settings).status());
-  return std::unique_ptr<PortfolioSolver>(new PortfolioSolver(settings));
+  SolverSettings brkga_settings = settings;
+  bool policy_start = false;
+  if (const auto it = brkga_settings.find("policy_start");
+      it != brkga_settings.end()) {
+    if (it->second != "0" && it->second != "1") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "setting policy_start: '", it->second, "' is not 0 or 1"));
+    }
+    policy_start = it->second == "1";
+    brkga_settings.erase(it);
+  }
+  RETURN_IF_ERROR(BrkgaSolver::Create(brkga_settings).status());
+  return std::unique_ptr<PortfolioSolver>(
+      new PortfolioSolver(std::move(brkga_settings), policy_start));
+}
+
+absl::StatusOr<std::optional<Solution>> PortfolioSolver::PolicyStart(
+    const std::shared_ptr<const game::Program>& program,
+    const SolverBudget& stage, std::string* state) const {
+  *state = policy_start_ ? "unavailable" : "off";
+  if (!policy_start_) return std::nullopt;
+  absl::StatusOr<std::unique_ptr<Solver>> policy = MakeSolver("policy", {});
+  if (absl::IsUnimplemented(policy.status())) return std::nullopt;
+  if (!policy.ok()) return policy.status();
+  absl::StatusOr<Solution> solution = (*policy)->Solve(program, stage);
+  // A network that does not fit the features is no reason to fail the
+  // search: the portfolio goes on without that start.
+  if (!solution.ok()) {
+    *state = absl::StrCat("failed: ", solution.status().message());
+    return std::nullopt;
+  }
+  *state = absl::StrCat(solution->normalised_return());
+  return *std::move(solution);
 }
 
 absl::StatusOr<Solution> PortfolioSolver::Solve(
@@ -69,7 +100,8 @@ absl::StatusOr<Solution> PortfolioSolver::Solve(
   SearchBudget overall(budget);
   Spent spent;
   BestSolution best;
-  std::vector<Solution> candidates;  // the heuristic's, BRKGA's
+  // The heuristic's, the policy's, BRKGA's.
+  std::vector<Solution> candidates;
   std::string heuristic_state = "unavailable";
   ASSIGN_OR_RETURN(std::unique_ptr<BrkgaSolver> brkga,
                    BrkgaSolver::Create(brkga_settings_));
@@ -92,6 +124,25 @@ absl::StatusOr<Solution> PortfolioSolver::Solve(
     spent =
         Spent{overall.elapsed_seconds(), std::max<int64_t>(1, last.evaluations),
               best.normalised_return()};
+  }
+
+  // The shipped network's own play, one more start (policy_start=1): a
+  // tenth of the budget at most; greedy play takes about a second.
+  std::string policy_state;
+  {
+    SolverProgress last;
+    SolverBudget stage = StageBudget(budget, spent, &last);
+    stage.wall_time = budget.wall_time / 10;
+    ASSIGN_OR_RETURN(const std::optional<Solution> solution,
+                     PolicyStart(program, stage, &policy_state));
+    if (solution.has_value()) {
+      best.Offer(*solution);
+      candidates.push_back(*solution);
+      brkga->AddWarmStart(*solution);
+      spent.seconds = overall.elapsed_seconds();
+      spent.evaluations += 1;
+      spent.best = best.normalised_return();
+    }
   }
 
   const bool evaluations_left =
@@ -121,6 +172,7 @@ absl::StatusOr<Solution> PortfolioSolver::Solve(
   for (const auto& [key, value] : brkga_settings_) settings[key] = value;
   settings["heuristic"] = heuristic_state;
   settings["brkga"] = brkga_state;
+  if (policy_start_) settings["policy"] = policy_state;
   // The answer is the faster program: the lower simulated latency (a
   // higher return can stall more), ties to the higher return.
   ASSIGN_OR_RETURN(const std::optional<Solution> fastest,

@@ -6,11 +6,16 @@
 // users judge it (validate/faster_solution.h: the lower simulated latency,
 // ties to the higher return), with its simulated latency set.
 //
-// Settings (name "portfolio") are BRKGA's (brkga_solver.h).
+// Settings (name "portfolio") are BRKGA's (brkga_solver.h), and
+// policy_start (0 or 1, default 0): after the heuristic, the network's own
+// play (the `policy` solver, training/policy_solver.h, where it is built:
+// the shipped pretrained network) with up to a tenth of the budget, one
+// more candidate and one more warm start for BRKGA.
 #ifndef MMAPZERO_COMMON_SOLVERS_PORTFOLIO_SOLVER_H_
 #define MMAPZERO_COMMON_SOLVERS_PORTFOLIO_SOLVER_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -29,10 +34,19 @@ class PortfolioSolver : public Solver {
   std::string name() const override { return "portfolio"; }
 
  private:
-  explicit PortfolioSolver(SolverSettings brkga_settings)
-      : brkga_settings_(std::move(brkga_settings)) {}
+  PortfolioSolver(SolverSettings brkga_settings, bool policy_start)
+      : brkga_settings_(std::move(brkga_settings)),
+        policy_start_(policy_start) {}
+
+  // The policy's solution when policy_start is on and the policy solver is
+  // built; `state` says what happened ("off", "unavailable", its return,
+  // "failed: ...").
+  absl::StatusOr<std::optional<Solution>> PolicyStart(
+      const std::shared_ptr<const game::Program>& program,
+      const SolverBudget& stage, std::string* state) const;
 
   SolverSettings brkga_settings_;
+  bool policy_start_ = false;
 };
 
 }  // namespace mmapzero::solvers

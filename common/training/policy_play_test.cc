@@ -28,8 +28,10 @@
 #include "common/model/network_checkpoint.h"
 #include "common/model/network_evaluator.h"
 #include "common/model/networks.h"
+#include "common/solvers/solver.h"
 #include "common/training/default_network.h"
 #include "common/training/policy_solver.h"
+#include "common/training/register_training_solvers.h"
 #include "common/validate/validator.h"
 #include "common/workload/example_program_for_tests.h"
 #include "common/workload/generator.h"
@@ -203,6 +205,38 @@ TEST(PolicySolverTest, RefusesAnotherFeatureConfigAndMissingFiles) {
 
   EXPECT_FALSE(PolicySolver::Create({{"network", ""}}).ok());
   EXPECT_FALSE(PolicySolver::Create({{"beam", "3"}}).ok());
+}
+
+// The portfolio with policy_start=1: the network's play is one more
+// candidate and BRKGA start, so the answer is at least as fast as the
+// policy's and the settings say what it reached.
+TEST(PolicySolverTest, IsOneMoreStartOfThePortfolio) {
+  model::SetComputeThreads(1);
+  RegisterTrainingSolvers();
+  EXPECT_FALSE(solvers::MakeSolver("portfolio", {{"policy_start", "2"}}).ok());
+  absl::StatusOr<std::unique_ptr<solvers::Solver>> portfolio =
+      solvers::MakeSolver("portfolio", {{"policy_start", "1"}});
+  ASSERT_TRUE(portfolio.ok()) << portfolio.status();
+  solvers::SolverBudget budget;
+  budget.wall_time = absl::Seconds(4);
+  budget.max_evaluations = 400;
+  absl::StatusOr<Solution> answer =
+      (*portfolio)->Solve(SmallExampleProgram(), budget);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  const absl::StatusOr<Solution> policy = SolveWithPolicy({});
+  ASSERT_TRUE(policy.ok());
+  EXPECT_EQ(answer->solver().settings().at("policy"),
+            absl::StrCat(policy->normalised_return()));
+  EXPECT_GE(answer->normalised_return(), policy->normalised_return());
+  EXPECT_TRUE(
+      validate::ValidateSolution(SmallExampleProgram()->source(), *answer).ok);
+  absl::StatusOr<std::unique_ptr<solvers::Solver>> plain =
+      solvers::MakeSolver("portfolio", {});
+  ASSERT_TRUE(plain.ok());
+  absl::StatusOr<Solution> without =
+      (*plain)->Solve(SmallExampleProgram(), budget);
+  ASSERT_TRUE(without.ok());
+  EXPECT_EQ(without->solver().settings().count("policy"), 0u);
 }
 
 }  // namespace
