@@ -268,6 +268,10 @@ absl::StatusOr<Solution> SolveOnLocalCluster(const Workload& workload,
   // Which part found it, as the in-process solver's settings say.
   auto& settings = *solution.mutable_solver()->mutable_settings();
   settings["found_by"] = found_by;
+  // The job's id, for what comes after: its network (`--network JOB`,
+  // `networks import --from-job JOB`), its status.
+  settings["job_id"] = job_id;
+  settings["learner_steps"] = absl::StrCat(last.learner_step());
   settings["cluster_start_seconds"] =
       absl::StrFormat("%.1f", absl::ToDoubleSeconds(start_time));
   if (last.agent_speedup() > 0) {

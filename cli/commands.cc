@@ -49,7 +49,8 @@ const std::vector<Command>& AllCommands() {
        "draw the memory layout (time x offset) as SVG", RunRender},
       {"submit",
        "submit WORKLOAD [--config cpu|paper|FILE] [--budget 24h] [--steps N] "
-       "[--name NAME] [--start SOLUTION] [--json]",
+       "[--name NAME] [--start SOLUTION] [--network NAME|JOB|FILE|none] "
+       "[--json]",
        "send a workload to the coordinator as a training job; prints its id",
        RunSubmit},
       {"list", "list [--state running,...] [--limit N] [--json]",
@@ -62,6 +63,12 @@ const std::vector<Command>& AllCommands() {
        "fetch a job's best solution, validate it here and write it", RunBest},
       {"cancel", "cancel JOB [--reason TEXT] [--json]",
        "cancel a seeding, queued or running job", RunCancel},
+      {"networks",
+       "networks list | show NAME | export NAME --out FILE | import FILE "
+       "--name NAME [--description TEXT] | import --from-job JOB --name NAME "
+       "| delete NAME [--json]",
+       "the coordinator's registry of networks jobs can start from",
+       RunNetworks},
       {"local",
        "local up|down|status [--data-dir DIR] [--actors N] [--reanalyse N] "
        "[--learner-jobs N] [--only coordinator,...] [--prometheus]",

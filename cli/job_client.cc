@@ -19,6 +19,8 @@
 #include "common/base/status_macros.h"
 #include "common/rpc/backoff.h"
 #include "common/rpc/client_channel.h"
+#include "common/rpc/grpc_status.h"
+#include "common/rpc/network_stream.h"
 #include "common/security/local_certificates.h"
 #include "common/security/transport_security.h"
 #include "google/protobuf/util/json_util.h"
@@ -27,6 +29,8 @@ namespace mmapzero::cli {
 namespace {
 
 constexpr absl::Duration kDefaultDeadline = absl::Seconds(30);
+// Moving a network file (up to the registry's 256 MiB) takes longer.
+constexpr absl::Duration kNetworkTransferDeadline = absl::Minutes(5);
 constexpr absl::Duration kWatchReconnectFor = absl::Minutes(1);
 
 std::string Env(const char* name) {
@@ -142,12 +146,17 @@ absl::StatusOr<std::unique_ptr<JobClient>> JobClient::Connect(
 
 JobClient::JobClient(std::string address, absl::Duration deadline)
     : address_(std::move(address)), deadline_(deadline) {
-  stub_ = v1::JobService::NewStub(rpc::MakeClientChannel(address_));
+  const std::shared_ptr<grpc::Channel> channel =
+      rpc::MakeClientChannel(address_);
+  stub_ = v1::JobService::NewStub(channel);
+  networks_ = v1::NetworkRegistry::NewStub(channel);
 }
 
-void JobClient::SetDeadline(grpc::ClientContext* context) const {
-  context->set_deadline(std::chrono::system_clock::now() +
-                        absl::ToChronoMilliseconds(deadline_));
+void JobClient::SetDeadline(grpc::ClientContext* context,
+                            absl::Duration at_least) const {
+  context->set_deadline(
+      std::chrono::system_clock::now() +
+      absl::ToChronoMilliseconds(std::max(deadline_, at_least)));
 }
 
 absl::Status JobClient::Error(const grpc::Status& status,
@@ -189,16 +198,16 @@ absl::Status JobClient::Error(const grpc::Status& status,
       job_id.empty() ? message : absl::StrCat(job_id, ": ", message));
 }
 
-template <typename Request, typename Response>
+template <typename Stub, typename Request, typename Response>
 absl::StatusOr<Response> JobClient::Call(
-    grpc::Status (v1::JobService::Stub::*method)(grpc::ClientContext*,
-                                                 const Request&, Response*),
+    Stub& stub,
+    grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
+                                 Response*),
     const Request& request, const std::string& job_id) {
   grpc::ClientContext context;
   SetDeadline(&context);
   Response response;
-  RETURN_IF_ERROR(
-      Error(((*stub_).*method)(&context, request, &response), job_id));
+  RETURN_IF_ERROR(Error((stub.*method)(&context, request, &response), job_id));
   return response;
 }
 
@@ -306,6 +315,57 @@ absl::Status JobClient::Watch(
     }
     absl::SleepFor(backoff.Next());
   }
+}
+
+absl::StatusOr<v1::ListNetworksResponse> JobClient::ListNetworks() {
+  return Call(*networks_, &v1::NetworkRegistry::Stub::ListNetworks,
+              v1::ListNetworksRequest(), "");
+}
+
+absl::StatusOr<v1::NetworkInfo> JobClient::GetNetwork(const std::string& name) {
+  v1::GetNetworkRequest request;
+  request.set_name(name);
+  return Call(*networks_, &v1::NetworkRegistry::Stub::GetNetwork, request, "");
+}
+
+absl::StatusOr<std::string> JobClient::ExportNetwork(const std::string& name) {
+  v1::ExportNetworkRequest request;
+  request.set_name(name);
+  grpc::ClientContext context;
+  SetDeadline(&context, kNetworkTransferDeadline);
+  std::unique_ptr<grpc::ClientReader<v1::NetworkChunk>> reader =
+      networks_->ExportNetwork(&context, request);
+  absl::StatusOr<std::string> bytes =
+      rpc::ReadNetworkStream(reader.get(), int64_t{1} << 30);
+  if (!bytes.ok() && bytes.status().code() != absl::StatusCode::kDataLoss) {
+    return Error(rpc::ToGrpcStatus(bytes.status()), "");
+  }
+  return bytes;
+}
+
+absl::StatusOr<v1::NetworkInfo> JobClient::ImportNetwork(
+    v1::ImportNetworkRequest first, const std::string& bytes) {
+  grpc::ClientContext context;
+  SetDeadline(&context, kNetworkTransferDeadline);
+  v1::NetworkInfo info;
+  std::unique_ptr<grpc::ClientWriter<v1::ImportNetworkRequest>> writer =
+      networks_->ImportNetwork(&context, &info);
+  if (bytes.empty()) {
+    writer->Write(first);
+    writer->WritesDone();
+  } else {
+    rpc::WriteNetworkStream(writer.get(), std::move(first), bytes);
+  }
+  RETURN_IF_ERROR(Error(writer->Finish(), ""));
+  return info;
+}
+
+absl::Status JobClient::DeleteNetwork(const std::string& name) {
+  v1::DeleteNetworkRequest request;
+  request.set_name(name);
+  return Call(*networks_, &v1::NetworkRegistry::Stub::DeleteNetwork, request,
+              "")
+      .status();
 }
 
 }  // namespace mmapzero::cli

@@ -23,6 +23,7 @@
 #include "cli/command_line.h"
 #include "google/protobuf/message.h"
 #include "proto/job.grpc.pb.h"
+#include "proto/network.grpc.pb.h"
 
 namespace mmapzero::cli {
 
@@ -85,6 +86,16 @@ class JobClient {
                                        const std::string& reason);
   absl::StatusOr<v1::GetBestSolutionResponse> Best(const std::string& job_id);
 
+  // NetworkRegistry (proto/network.proto). Export and import move the
+  // file in chunks, with a deadline of at least five minutes.
+  absl::StatusOr<v1::ListNetworksResponse> ListNetworks();
+  absl::StatusOr<v1::NetworkInfo> GetNetwork(const std::string& name);
+  absl::StatusOr<std::string> ExportNetwork(const std::string& name);
+  // `first`: the info (and from_job); `bytes`: the file ("" with from_job).
+  absl::StatusOr<v1::NetworkInfo> ImportNetwork(v1::ImportNetworkRequest first,
+                                                const std::string& bytes);
+  absl::Status DeleteNetwork(const std::string& name);
+
   // Calls `on_progress` with each message of WatchJob until the job is
   // final (OK), `max_wait` has passed (DeadlineExceeded) or the stream
   // fails. A stream the coordinator ends with UNAVAILABLE (a restart) is
@@ -101,17 +112,28 @@ class JobClient {
   // coordinator.
   absl::Status Error(const grpc::Status& status,
                      const std::string& job_id) const;
-  void SetDeadline(grpc::ClientContext* context) const;
-  // One unary call of `method` with the deadline; errors through Error().
+  void SetDeadline(grpc::ClientContext* context,
+                   absl::Duration at_least = absl::ZeroDuration()) const;
+  // One unary call of `method` on `stub` with the deadline; errors
+  // through Error().
+  template <typename Stub, typename Request, typename Response>
+  absl::StatusOr<Response> Call(
+      Stub& stub,
+      grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
+                                   Response*),
+      const Request& request, const std::string& job_id);
   template <typename Request, typename Response>
   absl::StatusOr<Response> Call(
       grpc::Status (v1::JobService::Stub::*method)(grpc::ClientContext*,
                                                    const Request&, Response*),
-      const Request& request, const std::string& job_id);
+      const Request& request, const std::string& job_id) {
+    return Call(*stub_, method, request, job_id);
+  }
 
   std::string address_;
   absl::Duration deadline_;
   std::unique_ptr<v1::JobService::Stub> stub_;
+  std::unique_ptr<v1::NetworkRegistry::Stub> networks_;
 };
 
 }  // namespace mmapzero::cli

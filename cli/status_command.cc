@@ -81,6 +81,14 @@ void PrintStatus(const v1::JobStatus& job, std::ostream& out) {
                         job.seed_stage_normalised_return()));
   }
   row("agent's own", AgentShareText(job));
+  row("started from",
+      job.initial_network().empty() ? "default (where it fits)"
+                                    : job.initial_network());
+  row("network", job.network_sha256().empty()
+                     ? "-"
+                     : absl::StrFormat("step %d, sha256 %s",
+                                       job.network_learner_step(),
+                                       job.network_sha256().substr(0, 16)));
   row("learner",
       job.learner_worker_id().empty() ? "-" : job.learner_worker_id());
   row("actors", absl::StrCat(job.actors()));

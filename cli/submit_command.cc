@@ -10,8 +10,10 @@
 // earlier job's `mmapctl best`), used when it beats the heuristic's;
 // --network the network the job's learner starts from: default (the
 // shipped pretrained network; what a job of the cpu preset starts from
-// anyway), none (a fresh network) or a network file the learner can read
-// (an earlier job's network.pt, sent as its absolute path).
+// anyway), none (a fresh network), a network of the coordinator's
+// registry by name (`mmapctl networks list`), an earlier job's network by
+// its id (job-000123), or a network file the learner can read (an earlier
+// job's network.pt, sent as its absolute path).
 #include <iostream>
 #include <string>
 
@@ -29,7 +31,7 @@ namespace {
 
 constexpr char kUsage[] =
     "submit WORKLOAD [--config cpu|paper|FILE] [--budget 24h] [--steps N] "
-    "[--name NAME] [--start SOLUTION] [--network default|none|FILE] "
+    "[--name NAME] [--start SOLUTION] [--network NAME|JOB|FILE|none] "
     "[--coordinator HOST:PORT] [--json]";
 constexpr int64_t kMaxWallSeconds = 86400;
 

@@ -212,6 +212,15 @@ absl::StatusOr<v1::JobStatus> Coordinator::StatusLocked(const JobRecord& job) {
     return best.status();
   }
   SetStartFigures(job, &status);
+  status.set_initial_network(job.initial_network);
+  const absl::StatusOr<JobNetwork> network =
+      store_->GetJobNetwork(job.id, JobNetworkKind::kLatest, false);
+  if (network.ok()) {
+    status.set_network_sha256(network->sha256);
+    status.set_network_learner_step(network->learner_step);
+  } else if (!absl::IsNotFound(network.status())) {
+    return network.status();
+  }
 
   ASSIGN_OR_RETURN(const std::vector<Lease> leases, store_->ListLeases());
   const int64_t now = NowMs();
@@ -240,6 +249,12 @@ absl::Status Coordinator::FinishLocked(JobRecord& job, v1::JobState state,
   job.finished_ms = NowMs();
   job.error = error;
   RETURN_IF_ERROR(store_->UpdateJob(job));
+  ASSIGN_OR_RETURN(const std::vector<Lease> leases, store_->ListLeases());
+  for (const Lease& lease : leases) {
+    if (lease.job_id == job.id && lease.role == v1::WORKER_ROLE_LEARNER) {
+      ended_learners_[job.id] = {lease.worker_id, job.finished_ms};
+    }
+  }
   RETURN_IF_ERROR(store_->DeleteJobLeases(job.id));
   NoteChangeLocked(job.id);
   return absl::OkStatus();
@@ -336,6 +351,8 @@ absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
   job.state = v1::JOB_STATE_SEEDING;
   job.config = config;
   job.budget = budget;
+  ASSIGN_OR_RETURN(const std::optional<JobNetwork> start_network,
+                   ResolveStartNetworkLocked(&job));
   job.workload_name = workload.name();
   job.num_buffers = workload.buffers_size();
   job.created_ms = NowMs();
@@ -347,10 +364,17 @@ absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
                                 ? "start"
                                 : start->solution.solver().name();
   }
-  ASSIGN_OR_RETURN(
-      job.id,
-      store_->CreateJob(job, workload, start.has_value() ? &*start : nullptr,
-                        key.has_value() ? &*key : nullptr));
+  RETURN_IF_ERROR(store_->InTransaction(
+      [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
+        ASSIGN_OR_RETURN(job.id, store_->CreateJob(
+                                     job, workload,
+                                     start.has_value() ? &*start : nullptr,
+                                     key.has_value() ? &*key : nullptr));
+        if (!start_network.has_value()) return absl::OkStatus();
+        JobNetwork copy = *start_network;
+        copy.job_id = job.id;
+        return store_->PutJobNetwork(copy);
+      }));
   workloads_[job.id] = std::make_shared<const Workload>(workload);
   NoteChangeLocked(job.id, /*best=*/start.has_value());
   // Cannot fail after CheckRoom but by a stop, which leaves the job

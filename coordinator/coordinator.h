@@ -34,6 +34,7 @@
 #include "coordinator/job_store.h"
 #include "coordinator/seed_queue.h"
 #include "proto/job.pb.h"
+#include "proto/network.pb.h"
 #include "proto/worker.pb.h"
 
 namespace mmapzero::coordinator {
@@ -77,6 +78,22 @@ struct CoordinatorOptions {
 struct SerializedWorkload {
   std::string bytes;
   uint32_t crc32c = 0;
+};
+
+// A network file's bytes as NetworkRegistry.ExportNetwork and
+// WorkerService.FetchJobNetwork stream them.
+struct NetworkBytes {
+  std::string bytes;
+  uint32_t crc32c = 0;
+};
+
+// Who calls a registry method (access_policy.h): the identity an import
+// is owned by and a delete is checked against. Everyone may do everything
+// when the coordinator authenticates nobody.
+struct RegistryCaller {
+  std::string identity;  // "" when nobody is authenticated
+  bool authenticated = false;
+  bool admin = false;
 };
 
 // A job's status for watchers, with counters that change with it.
@@ -134,6 +151,36 @@ class Coordinator {
   absl::StatusOr<std::shared_ptr<const SerializedWorkload>> WorkloadForWorker(
       const std::string& worker_id, const std::string& job_id)
       ABSL_LOCKS_EXCLUDED(mu_);
+
+  // NetworkRegistry (coordinator_networks.cc). A network's bytes are
+  // checked to be at most kMaxNetworkBytes and a LibTorch archive (a zip);
+  // the learner that loads one checks its sizes and feature hash.
+  static constexpr int64_t kMaxNetworkBytes = int64_t{256} << 20;
+  absl::StatusOr<v1::ListNetworksResponse> ListNetworks()
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<v1::NetworkInfo> GetNetwork(const v1::GetNetworkRequest& request)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<std::shared_ptr<const NetworkBytes>> ExportNetwork(
+      const std::string& name) ABSL_LOCKS_EXCLUDED(mu_);
+  // Registers `bytes` (a file) or, with `request.from_job()`, that job's
+  // newest network, under request.info().name(), owned by `caller`.
+  absl::StatusOr<v1::NetworkInfo> ImportNetwork(
+      const v1::ImportNetworkRequest& request, std::string bytes,
+      const RegistryCaller& caller) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<v1::DeleteNetworkResponse> DeleteNetwork(
+      const v1::DeleteNetworkRequest& request, const RegistryCaller& caller)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // FetchJobNetwork's bytes: the job's starting network, for the holder
+  // of its live learner lease (PermissionDenied otherwise).
+  absl::StatusOr<std::shared_ptr<const NetworkBytes>> StartNetworkForWorker(
+      const std::string& worker_id, const std::string& job_id)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // ReportJobNetwork: kept as the job's network unless older than the one
+  // kept. From the job's learner: the live lease holder, or the last one
+  // for a short while after the job ended (its final save).
+  absl::StatusOr<v1::ReportJobNetworkResponse> ReportJobNetwork(
+      const std::string& worker_id, const std::string& job_id,
+      int64_t learner_step, std::string bytes) ABSL_LOCKS_EXCLUDED(mu_);
 
   // WatchJob's wait: the job's snapshot as soon as its change counter
   // differs from `seen_change`, or at `deadline` (real time) as it is.
@@ -202,6 +249,26 @@ class Coordinator {
       const SubmitKey& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<v1::JobStatus> StatusLocked(const JobRecord& job)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The job's starting network when training.initial_network names a
+  // registered network or a job (its config's value becomes "sha256:" and
+  // the copy's checksum; job->initial_network keeps the name); nullopt for
+  // a file, none, default or unset. InvalidArgument naming the field.
+  absl::StatusOr<std::optional<JobNetwork>> ResolveStartNetworkLocked(
+      JobRecord* job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // What the job's newest network was trained on: its start's lineage
+  // plus the job's own workload and steps. NotFound without a network.
+  absl::StatusOr<std::pair<v1::NetworkInfo, std::string>> JobNetworkLocked(
+      int64_t job_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether `worker_id` is the job's learner now, or was when the job
+  // ended less than kLateNetworkReport ago.
+  bool IsJobLearnerLocked(int64_t job_id, int64_t worker_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Open, the job exists and IsJobLearnerLocked; PermissionDenied saying
+  // that only the job's learner may do `what`.
+  absl::Status CheckJobLearnerLocked(int64_t job_id, int64_t worker_id,
+                                     const std::string& worker_text,
+                                     absl::string_view what)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Makes `job` final (state, finished time, error) and drops its leases.
   absl::Status FinishLocked(JobRecord& job, v1::JobState state,
                             const std::string& error)
@@ -243,6 +310,14 @@ class Coordinator {
   absl::flat_hash_map<int64_t, Changes> changes_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   std::map<int64_t, WorkerView> worker_views_ ABSL_GUARDED_BY(mu_);
+  // The learner lease holder of each job that ended, and when it ended:
+  // its final network report is still taken for a while (memory only).
+  struct EndedLearner {
+    int64_t worker_id = 0;
+    int64_t ended_ms = 0;
+  };
+  absl::flat_hash_map<int64_t, EndedLearner> ended_learners_
+      ABSL_GUARDED_BY(mu_);
   // Thread-safe. Last: its threads call SeedJob, so it stops first.
   std::unique_ptr<SeedQueue> seeds_;
 };

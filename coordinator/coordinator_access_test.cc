@@ -15,6 +15,7 @@
 #include "common/security/transport_security.h"
 #include "common/workload/proto_io.h"
 #include "coordinator/coordinator_server.h"
+#include "coordinator/test_deadline.h"
 #include "coordinator/test_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -25,13 +26,6 @@ namespace mmapzero::coordinator {
 namespace {
 
 using ::testing::HasSubstr;
-
-std::unique_ptr<grpc::ClientContext> Deadlined() {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() +
-                        std::chrono::seconds(10));
-  return context;
-}
 
 class CoordinatorAccessTest : public ::testing::Test {
  protected:

@@ -24,7 +24,8 @@ constexpr absl::Duration kHistoryInterval = absl::Seconds(2);
 
 const std::vector<std::string>& ServiceNames() {
   static const std::vector<std::string>* names = new std::vector<std::string>{
-      "mmapzero.v1.JobService", "mmapzero.v1.WorkerService"};
+      "mmapzero.v1.JobService", "mmapzero.v1.WorkerService",
+      "mmapzero.v1.NetworkRegistry"};
   return *names;
 }
 
@@ -47,13 +48,16 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
       coordinator, server->metrics_.get(), options.watch);
   server->worker_service_ =
       std::make_unique<WorkerServiceImpl>(coordinator, server->metrics_.get());
+  server->network_registry_ = std::make_unique<NetworkRegistryImpl>(
+      coordinator, server->metrics_.get());
 
   ASSIGN_OR_RETURN(
       rpc::StartedServer started,
       rpc::StartGrpcServer({.listen = options.listen,
                             .max_message_bytes = options.max_message_bytes,
                             .services = {server->job_service_.get(),
-                                         server->worker_service_.get()},
+                                         server->worker_service_.get(),
+                                         server->network_registry_.get()},
                             .service_names = ServiceNames()}));
   server->server_ = std::move(started.server);
   server->port_ = started.port;

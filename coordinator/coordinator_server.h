@@ -1,5 +1,5 @@
-// The coordinator as a running gRPC server: JobService and WorkerService on
-// one port, gRPC health checking (per service and overall) and server
+// The coordinator as a running gRPC server: JobService, WorkerService and
+// NetworkRegistry on one port, gRPC health checking (per service and overall) and server
 // reflection; on its own HTTP port, Prometheus metrics, /healthz and the
 // web dashboard (dashboard.h); and a ticker thread that ends jobs whose
 // budget is spent, drops expired leases and records the dashboard's
@@ -28,6 +28,7 @@
 #include "coordinator/job_history.h"
 #include "coordinator/job_service.h"
 #include "coordinator/job_watch.h"
+#include "coordinator/network_registry_service.h"
 #include "coordinator/worker_service.h"
 
 namespace mmapzero::coordinator {
@@ -68,6 +69,7 @@ class CoordinatorServer {
   std::unique_ptr<metrics::ServiceMetrics> metrics_;
   std::unique_ptr<JobServiceImpl> job_service_;
   std::unique_ptr<WorkerServiceImpl> worker_service_;
+  std::unique_ptr<NetworkRegistryImpl> network_registry_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
   // The dashboard's series (dashboard.h), recorded by the ticker.

@@ -25,6 +25,7 @@
 #include "common/validate/latency_simulator.h"
 #include "common/validate/validator.h"
 #include "common/workload/proto_io.h"
+#include "coordinator/test_deadline.h"
 #include "coordinator/test_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -53,14 +54,6 @@ class FakeClock {
  private:
   std::atomic<int64_t> offset_ms_{0};
 };
-
-std::unique_ptr<grpc::ClientContext> Deadlined(
-    absl::Duration timeout = absl::Seconds(30)) {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() +
-                        absl::ToChronoMilliseconds(timeout));
-  return context;
-}
 
 class CoordinatorServerTest : public ::testing::Test {
  protected:

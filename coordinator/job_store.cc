@@ -15,7 +15,7 @@ constexpr char kJobColumns[] =
     "workload_name, num_buffers, created_ms, started_ms, finished_ms, error, "
     "heuristic_normalised_return, learner_report, uid, learner_epoch, "
     "heuristic_latency_us, seed_stage_normalised_return, "
-    "seed_stage_latency_us, seed_stage_solver";
+    "seed_stage_latency_us, seed_stage_solver, initial_network";
 
 // The schema of version 1. Enum columns hold the proto enum numbers.
 std::string SchemaV1() {
@@ -109,6 +109,26 @@ constexpr char kSchemaV6Additions[] =
     "DEFAULT 0;"
     "ALTER TABLE jobs ADD COLUMN seed_stage_solver TEXT NOT NULL DEFAULT '';";
 
+// What version 7 added to version 6: the network registry, the networks
+// of jobs (the one each starts from, when copied from the registry or
+// another job, and the newest its learner reported), and what each job was
+// asked to start from.
+constexpr char kSchemaV7Additions[] =
+    "CREATE TABLE networks ("
+    "  name TEXT PRIMARY KEY,"
+    "  info BLOB NOT NULL,"
+    "  bytes BLOB NOT NULL);"
+    "CREATE TABLE job_networks ("
+    "  job_id INTEGER NOT NULL REFERENCES jobs(id),"
+    "  kind INTEGER NOT NULL,"
+    "  sha256 TEXT NOT NULL,"
+    "  learner_step INTEGER NOT NULL,"
+    "  saved_ms INTEGER NOT NULL,"
+    "  lineage BLOB NOT NULL,"
+    "  bytes BLOB NOT NULL,"
+    "  PRIMARY KEY (job_id, kind));"
+    "ALTER TABLE jobs ADD COLUMN initial_network TEXT NOT NULL DEFAULT '';";
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(
@@ -157,6 +177,7 @@ absl::Status JobStore::CreateOrCheckSchema() {
       RETURN_IF_ERROR(db_->Exec(kSchemaV4Additions));
       RETURN_IF_ERROR(db_->Exec(kSchemaV5Additions));
       RETURN_IF_ERROR(db_->Exec(kSchemaV6Additions));
+      RETURN_IF_ERROR(db_->Exec(kSchemaV7Additions));
       ASSIGN_OR_RETURN(
           Statement insert,
           db_->Prepare("INSERT INTO schema_version (version) VALUES (?)"));
@@ -166,12 +187,13 @@ absl::Status JobStore::CreateOrCheckSchema() {
                      db_->Prepare("SELECT version FROM schema_version"));
     ASSIGN_OR_RETURN(const bool row, version.Step());
     const int64_t found = row ? version.ColumnInt(0) : -1;
-    if (found >= 1 && found <= 5) {  // upgrade in place, in this transaction
+    if (found >= 1 && found <= 6) {  // upgrade in place, in this transaction
       if (found <= 1) RETURN_IF_ERROR(db_->Exec(kSchemaV2Additions));
       if (found <= 2) RETURN_IF_ERROR(db_->Exec(kSchemaV3Additions));
       if (found <= 3) RETURN_IF_ERROR(db_->Exec(kSchemaV4Additions));
       if (found <= 4) RETURN_IF_ERROR(db_->Exec(kSchemaV5Additions));
-      RETURN_IF_ERROR(db_->Exec(kSchemaV6Additions));
+      if (found <= 5) RETURN_IF_ERROR(db_->Exec(kSchemaV6Additions));
+      RETURN_IF_ERROR(db_->Exec(kSchemaV7Additions));
       return Write("UPDATE schema_version SET version = ?",
                    [](Statement& update) { update.Bind(1, kSchemaVersion); });
     }
@@ -209,7 +231,7 @@ absl::StatusOr<int64_t> JobStore::CreateJob(const JobRecord& job,
     RETURN_IF_ERROR(Write(
         absl::StrCat("INSERT INTO jobs (", kJobColumns,
                      ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                     "?, ?, ?, ?)"),
+                     "?, ?, ?, ?, ?)"),
         [&](Statement& insert) {
           insert.Bind(1, job.name)
               .Bind(2, static_cast<int64_t>(job.state))
@@ -229,7 +251,8 @@ absl::StatusOr<int64_t> JobStore::CreateJob(const JobRecord& job,
               .Bind(16, job.heuristic_latency_us)
               .Bind(17, job.seed_stage_normalised_return)
               .Bind(18, job.seed_stage_latency_us)
-              .Bind(19, job.seed_stage_solver);
+              .Bind(19, job.seed_stage_solver)
+              .Bind(20, job.initial_network);
         }));
     id = db_->LastInsertRowId();
     RETURN_IF_ERROR(
@@ -301,6 +324,7 @@ absl::StatusOr<JobRecord> JobStore::GetJob(int64_t id) {
   job.seed_stage_normalised_return = select.ColumnDouble(17);
   job.seed_stage_latency_us = select.ColumnDouble(18);
   job.seed_stage_solver = select.ColumnText(19);
+  job.initial_network = select.ColumnText(20);
   return job;
 }
 

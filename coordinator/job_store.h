@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "coordinator/sqlite_db.h"
 #include "proto/job.pb.h"
+#include "proto/network.pb.h"
 #include "proto/muzero.pb.h"
 #include "proto/solution.pb.h"
 #include "proto/worker.pb.h"
@@ -53,6 +54,9 @@ struct JobRecord {
   double seed_stage_normalised_return = 0;
   double seed_stage_latency_us = 0;
   std::string seed_stage_solver;
+  // What the job was asked to start from (JobStatus.initial_network;
+  // schema v7, "" before).
+  std::string initial_network;
   // The learner lease holder's latest report (step, version, losses).
   v1::JobCounters learner_report;
   // How many times the learner lease was granted to a new holder: the
@@ -98,6 +102,22 @@ struct Lease {
   int64_t acquired_ms = 0;
 };
 
+// A network kept for a job (schema v7): the one it starts from (copied
+// from the registry or another job at submit) or the newest its learner
+// reported. `lineage` is what the network descends from: for a start, the
+// source's registry entry (trained_on, steps); for the newest, the same
+// as the job's start (the job's own workload is added when registered).
+enum class JobNetworkKind { kStart = 0, kLatest = 1 };
+struct JobNetwork {
+  int64_t job_id = 0;
+  JobNetworkKind kind = JobNetworkKind::kLatest;
+  std::string sha256;
+  int64_t learner_step = 0;
+  int64_t saved_ms = 0;
+  v1::NetworkInfo lineage;
+  std::string bytes;  // empty when read without bytes
+};
+
 // Cumulative counters of one worker on one job, or a job's sum over workers.
 struct WorkCounters {
   int64_t games = 0;
@@ -110,9 +130,11 @@ class JobStore {
  public:
   static constexpr char kFileName[] = "coordinator.db";
   // Version 2 added submit_keys and jobs.uid, version 3 jobs.learner_epoch,
-  // version 4 leases.acquired_ms; an older file is upgraded on open (its
-  // jobs keep an empty uid and epoch 0, its leases acquired at 0).
-  static constexpr int kSchemaVersion = 6;
+  // version 4 leases.acquired_ms, version 5 simulated latencies, version 6
+  // the seed stage's figures, version 7 the network registry and jobs'
+  // networks; an older file is upgraded on open (its jobs keep an empty
+  // uid and epoch 0, its leases acquired at 0, no networks).
+  static constexpr int kSchemaVersion = 7;
 
   // Opens <data_dir>/coordinator.db, creating the folder and the schema
   // when missing.
@@ -171,6 +193,22 @@ class JobStore {
   // Deletes the leases with expiry_ms <= now_ms and returns them.
   absl::StatusOr<std::vector<Lease>> DeleteExpiredLeases(int64_t now_ms);
 
+  // The network registry (network_store.cc). PutNetwork: AlreadyExists
+  // when the name is taken. Info without bytes; NotFound for an unknown
+  // name.
+  absl::Status PutNetwork(const v1::NetworkInfo& info,
+                          const std::string& bytes);
+  absl::StatusOr<std::vector<v1::NetworkInfo>> ListNetworks();  // by name
+  absl::StatusOr<v1::NetworkInfo> GetNetworkInfo(const std::string& name);
+  absl::StatusOr<std::string> GetNetworkBytes(const std::string& name);
+  // Whether there was one to delete.
+  absl::StatusOr<bool> DeleteNetwork(const std::string& name);
+  // Inserts or replaces the job's network of `network.kind`.
+  absl::Status PutJobNetwork(const JobNetwork& network);
+  // NotFound while the job has none of that kind; bytes only when asked.
+  absl::StatusOr<JobNetwork> GetJobNetwork(int64_t job_id, JobNetworkKind kind,
+                                           bool with_bytes);
+
   absl::Status PutCounters(int64_t job_id, int64_t worker_id,
                            const WorkCounters& counters);
   absl::StatusOr<WorkCounters> SumCounters(int64_t job_id);
@@ -187,6 +225,9 @@ class JobStore {
   // statement, so one transaction of its own unless inside InTransaction.
   absl::Status Write(absl::string_view sql,
                      absl::FunctionRef<void(Statement&)> bind);
+  // One column of the network `name`'s row; NotFound naming it.
+  absl::StatusOr<std::string> SelectNetworkColumn(const std::string& name,
+                                                  absl::string_view column);
   // Parses a stored blob; DataLoss naming the column when it does not parse.
   absl::Status ParseBlob(const std::string& bytes, absl::string_view what,
                          google::protobuf::Message* message) const;

@@ -63,7 +63,10 @@ void ExecOnFile(const std::string& dir, const std::string& sql) {
   sqlite3_close(db);
 }
 
-// What schema versions 6 and 5 added, taken away again.
+// What schema versions 7, 6 and 5 added, taken away again.
+constexpr char kUndoVersion7[] =
+    "DROP TABLE networks; DROP TABLE job_networks; "
+    "ALTER TABLE jobs DROP COLUMN initial_network; ";
 constexpr char kUndoVersion6[] =
     "ALTER TABLE jobs DROP COLUMN seed_stage_normalised_return; "
     "ALTER TABLE jobs DROP COLUMN seed_stage_latency_us; "
@@ -329,7 +332,7 @@ TEST(JobStoreTest, KeepsLatenciesAndUpgradesAVersionFourFile) {
     EXPECT_EQ((*store)->GetJob(id)->heuristic_latency_us, 800);
   }
   ExecOnFile(dir.path(),
-             absl::StrCat(kUndoVersion6, kUndoVersion5,
+             absl::StrCat(kUndoVersion7, kUndoVersion6, kUndoVersion5,
                           "UPDATE schema_version SET version = 4"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
@@ -367,7 +370,7 @@ TEST(JobStoreTest, KeepsTheSeedStageAndUpgradesAVersionFiveFile) {
     EXPECT_EQ(job->seed_stage_latency_us, 700.5);
     EXPECT_EQ(job->seed_stage_solver, "brkga");
   }
-  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion6,
+  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion7, kUndoVersion6,
                                       "UPDATE schema_version SET version = 5"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
@@ -378,6 +381,63 @@ TEST(JobStoreTest, KeepsTheSeedStageAndUpgradesAVersionFiveFile) {
   EXPECT_EQ(job->seed_stage_solver, "");
   EXPECT_EQ(job->name, SmallJob().name);
   EXPECT_EQ(*(*store)->GetBestReturn(id), 0.625);
+}
+
+// Version 7 keeps the network registry, jobs' networks and what each job
+// was asked to start from; a version-6 file gains them, empty.
+TEST(JobStoreTest, KeepsNetworksAndUpgradesAVersionSixFile) {
+  TestDir dir;
+  int64_t id = 0;
+  {
+    auto store = JobStore::Open(dir.path());
+    ASSERT_TRUE(store.ok());
+    JobRecord job = SmallJob();
+    job.initial_network = "family-net";
+    auto created = (*store)->CreateJob(job, SmallWorkload(), Seed(0.5).get());
+    ASSERT_TRUE(created.ok()) << created.status();
+    id = *created;
+    v1::NetworkInfo info;
+    info.set_name("family-net");
+    info.set_learner_steps(1200);
+    ASSERT_TRUE((*store)->PutNetwork(info, "network bytes").ok());
+    EXPECT_EQ((*store)->PutNetwork(info, "other").code(),
+              absl::StatusCode::kAlreadyExists);
+    JobNetwork latest;
+    latest.job_id = id;
+    latest.sha256 = "abc";
+    latest.learner_step = 40;
+    latest.bytes = "job network";
+    ASSERT_TRUE((*store)->PutJobNetwork(latest).ok());
+    latest.learner_step = 80;  // replaces the one before
+    ASSERT_TRUE((*store)->PutJobNetwork(latest).ok());
+  }
+  {
+    auto store = JobStore::Open(dir.path());
+    ASSERT_TRUE(store.ok());
+    EXPECT_EQ((*store)->GetJob(id)->initial_network, "family-net");
+    EXPECT_EQ((*store)->GetNetworkInfo("family-net")->learner_steps(), 1200);
+    EXPECT_EQ(*(*store)->GetNetworkBytes("family-net"), "network bytes");
+    EXPECT_EQ((*store)->ListNetworks()->size(), 1u);
+    const absl::StatusOr<JobNetwork> kept =
+        (*store)->GetJobNetwork(id, JobNetworkKind::kLatest, true);
+    ASSERT_TRUE(kept.ok()) << kept.status();
+    EXPECT_EQ(kept->learner_step, 80);
+    EXPECT_EQ(kept->bytes, "job network");
+    EXPECT_EQ((*store)
+                  ->GetJobNetwork(id, JobNetworkKind::kStart, false)
+                  .status()
+                  .code(),
+              absl::StatusCode::kNotFound);
+    EXPECT_TRUE(*(*store)->DeleteNetwork("family-net"));
+    EXPECT_FALSE(*(*store)->DeleteNetwork("family-net"));
+  }
+  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion7,
+                                      "UPDATE schema_version SET version = 6"));
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ((*store)->GetJob(id)->initial_network, "");
+  EXPECT_TRUE((*store)->ListNetworks()->empty());
+  EXPECT_EQ(*(*store)->GetBestReturn(id), 0.5);
 }
 
 TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
@@ -394,7 +454,7 @@ TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
         (*store)->PutLease({id, v1::WORKER_ROLE_ACTOR, worker, 5000, 1000}).ok());
   }
   ExecOnFile(dir.path(),
-             absl::StrCat(kUndoVersion6, kUndoVersion5,
+             absl::StrCat(kUndoVersion7, kUndoVersion6, kUndoVersion5,
                           "DROP TABLE submit_keys; "
                           "ALTER TABLE jobs DROP COLUMN uid; "
                           "ALTER TABLE jobs DROP COLUMN learner_epoch; "

@@ -5,6 +5,7 @@
 
 #include "common/base/status_macros.h"
 #include "common/rpc/chunked_bytes.h"
+#include "coordinator/network_chunks.h"
 
 namespace mmapzero::coordinator {
 
@@ -55,6 +56,34 @@ grpc::Status WorkerServiceImpl::FetchWorkload(
               chunk->set_total_bytes(total);
               chunk->set_data(piece.data(), piece.size());
             });
+      });
+}
+
+grpc::Status WorkerServiceImpl::FetchJobNetwork(
+    grpc::ServerContext* context, const v1::FetchJobNetworkRequest* request,
+    grpc::ServerWriter<v1::NetworkChunk>* writer) {
+  return rpc::ServeStream(
+      "FetchJobNetwork", *context, observer_, [&]() -> absl::Status {
+        ASSIGN_OR_RETURN(const std::shared_ptr<const NetworkBytes> network,
+                         coordinator_->StartNetworkForWorker(
+                             request->worker_id(), request->job_id()));
+        return WriteNetworkChunks(*context, *network,
+                                  request->max_chunk_bytes(), writer);
+      });
+}
+
+grpc::Status WorkerServiceImpl::ReportJobNetwork(
+    grpc::ServerContext* context,
+    grpc::ServerReader<v1::ReportJobNetworkRequest>* reader,
+    v1::ReportJobNetworkResponse* response) {
+  return rpc::ServeStream(
+      "ReportJobNetwork", *context, observer_, [&]() -> absl::Status {
+        v1::ReportJobNetworkRequest first;
+        ASSIGN_OR_RETURN(std::string bytes, ReadNetworkChunks(reader, &first));
+        ASSIGN_OR_RETURN(*response, coordinator_->ReportJobNetwork(
+                                        first.worker_id(), first.job_id(),
+                                        first.learner_step(), std::move(bytes)));
+        return absl::OkStatus();
       });
 }
 

@@ -1,6 +1,7 @@
 // WorkerService over gRPC (proto/worker.proto): registration, heartbeats
 // and solution reports, each translated to a Coordinator call through
-// ServeUnary (rpc_handler.h), and the workload stream (chunked_bytes.h).
+// ServeUnary (rpc_handler.h), the workload stream (chunked_bytes.h) and a
+// job's networks both ways (network_chunks.h).
 #ifndef MMAPZERO_COORDINATOR_WORKER_SERVICE_H_
 #define MMAPZERO_COORDINATOR_WORKER_SERVICE_H_
 
@@ -34,6 +35,13 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
   grpc::Status FetchWorkload(
       grpc::ServerContext* context, const v1::FetchWorkloadRequest* request,
       grpc::ServerWriter<v1::WorkloadChunk>* writer) override;
+  grpc::Status FetchJobNetwork(
+      grpc::ServerContext* context, const v1::FetchJobNetworkRequest* request,
+      grpc::ServerWriter<v1::NetworkChunk>* writer) override;
+  grpc::Status ReportJobNetwork(
+      grpc::ServerContext* context,
+      grpc::ServerReader<v1::ReportJobNetworkRequest>* reader,
+      v1::ReportJobNetworkResponse* response) override;
 
  private:
   Coordinator* coordinator_;

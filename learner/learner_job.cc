@@ -25,6 +25,19 @@ using service::LogLine;
 
 namespace {
 
+// The coordinator's copy of the job's starting network, as fetched.
+absl::StatusOr<std::string> LoadFetchedNetwork(const std::string& name,
+                                               const std::string& bytes,
+                                               model::MuZeroNetwork& network) {
+  const absl::Status loaded = model::LoadNetworkParameters(bytes, network);
+  if (!loaded.ok()) {
+    return absl::Status(loaded.code(),
+                        absl::StrCat("training.initial_network: ", name, ": ",
+                                     loaded.message()));
+  }
+  return name;
+}
+
 // How long a job's training loop may go without a round before /healthz
 // fails: one step of the `paper` network on a 16,500-buffer program takes
 // up to about 100 s on two cores.
@@ -255,7 +268,10 @@ absl::StatusOr<int64_t> LearnerJob::BuildLearner() {
   // The shipped default or a warm start; a checkpoint of the job's own
   // (below) overrides it.
   absl::StatusOr<std::string> initial =
-      training::LoadInitialNetwork(o.config.training(), *network);
+      o.initial_network_bytes.empty()
+          ? training::LoadInitialNetwork(o.config.training(), *network)
+          : LoadFetchedNetwork(o.config.training().initial_network(),
+                               o.initial_network_bytes, *network);
   if (!initial.ok()) {
     return absl::Status(initial.status().code(),
                         absl::StrCat(what, ": ", initial.status().message()));
@@ -350,11 +366,18 @@ void LearnerJob::PublishParameters(const model::MuZeroNetwork& network,
 }
 
 absl::Status LearnerJob::SaveCheckpoint(const training::Learner& learner) {
-  return WriteUnderLeaseFence(
+  RETURN_IF_ERROR(WriteUnderLeaseFence(
       options_.checkpoint_dir, options_.lease_epoch, [&] {
         return learner.Save(options_.checkpoint_dir, /*replay=*/nullptr,
                             options_.lease_epoch);
-      });
+      }));
+  if (options_.network_saved != nullptr) {
+    absl::StatusOr<std::string> bytes =
+        model::SerializeNetworkParameters(learner.network());
+    if (!bytes.ok()) return bytes.status();
+    options_.network_saved(learner.step(), *bytes);
+  }
+  return absl::OkStatus();
 }
 
 LearnerProgress LearnerJob::progress() const {

@@ -73,6 +73,16 @@ struct LearnerJobOptions {
   // The job's program (the assignment's workload), which demonstrations
   // are replayed on; null: none are (offers only note their return).
   std::shared_ptr<const game::Program> program = nullptr;
+  // The bytes of the network the job starts from when its config's
+  // training.initial_network is the coordinator's copy ("sha256:..."),
+  // fetched by the worker (FetchJobNetwork) and loaded instead of a file
+  // or the default.
+  std::string initial_network_bytes = {};
+  // Called on the training thread after each checkpoint is written, with
+  // the learner step and the network's bytes (a network file): the worker
+  // reports them as the job's network (ReportJobNetwork). Null: none.
+  std::function<void(int64_t step, const std::string& bytes)> network_saved =
+      nullptr;
 };
 
 class LearnerJob {

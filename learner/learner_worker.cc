@@ -6,8 +6,10 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/address_file.h"
 #include "common/base/status_macros.h"
+#include "common/features/config_presets.h"
 #include "common/game/program.h"
 #include "common/rpc/grpc_server.h"
+#include "common/security/sha256.h"
 #include "common/service/log_line.h"
 #include "learner/replay_sampler.h"
 #include "learner/supervised_learner_job.h"
@@ -126,6 +128,36 @@ absl::StatusOr<std::shared_ptr<worker::SupervisedJob>> LearnerWorker::StartJob(
   auto queue = std::make_unique<worker::PrefetchQueue>(
       [raw_sampler] { return raw_sampler->Sample(); },
       worker::PrefetchOptions{.capacity = options_.prefetch_batches});
+  // A registered network or an earlier job's: the coordinator's copy.
+  std::string initial_network_bytes;
+  const std::string& initial_network = training.initial_network();
+  if (features::ClassifyNetwork(initial_network) ==
+      features::NetworkReference::kChecksum) {
+    ASSIGN_OR_RETURN(initial_network_bytes,
+                     session_->FetchJobNetwork(assignment.job_id()));
+    const std::string sha256 =
+        initial_network.substr(sizeof(features::kNetworkChecksumPrefix) - 1);
+    if (security::Sha256Hex(initial_network_bytes) != sha256) {
+      return absl::DataLossError(absl::StrCat(
+          "job ", assignment.job_id(),
+          ": the starting network fetched does not match its checksum ",
+          sha256));
+    }
+  }
+  // Each checkpoint's network becomes the job's network on the
+  // coordinator (`submit --network job-...`, `networks import --from-job`).
+  auto report_network = [session = session_.get(), job_id =
+                             assignment.job_id()](int64_t step,
+                                                  const std::string& bytes) {
+    absl::StatusOr<v1::ReportJobNetworkResponse> reported =
+        session->ReportJobNetwork(job_id, step, bytes);
+    if (!reported.ok()) {
+      LogLine("warning", "network_report_failed",
+              {{"job", job_id},
+               {"step", absl::StrCat(step)},
+               {"error", reported.status().ToString()}});
+    }
+  };
   // Unavailable (the checkpoint fence is busy) and Aborted (a newer lease
   // epoch holds the job) are the supervisor's to act on, not failures.
   ASSIGN_OR_RETURN(
@@ -141,7 +173,9 @@ absl::StatusOr<std::shared_ptr<worker::SupervisedJob>> LearnerWorker::StartJob(
            .lease_epoch = assignment.lease_epoch(),
            .lease_live = [session =
                               session_.get()] { return session->LeasesLive(); },
-           .program = *std::move(program)},
+           .program = *std::move(program),
+           .initial_network_bytes = std::move(initial_network_bytes),
+           .network_saved = std::move(report_network)},
           std::move(queue), &parameters_, metrics_.get()));
   auto supervised = std::make_shared<SupervisedLearnerJob>(
       assignment.job_id(), std::move(sampler), std::move(job), session_.get(),

@@ -11,7 +11,10 @@
 # watch of the cancelled job ends at once; an unknown job id and a
 # malformed workload or a missing --network file exit non-zero with a
 # clear message and leave the job list unchanged; the whole cluster's
-# learner starts the job from the shipped network; a second `local up` is refused; a missing binary is named;
+# learner starts the job from the shipped network; the job's network is
+# registered (`networks import --from-job`), listed, shown, exported, a new
+# job starts from it and it is deleted; a second `local up` is refused; a
+# missing binary is named;
 # `local down` leaves no process and no pid file behind. The cluster runs
 # with mutual TLS: the worker certificate may not list jobs, a plaintext
 # caller cannot connect, and `certs` never replaces the cluster's CA.
@@ -127,6 +130,48 @@ run list_after list --data-dir "$data"
 
 run cancel cancel "$job" --reason "test over" --data-dir "$data"
 grep -q "$job cancelled" "$work/cancel.out" || fail "cancel did not cancel"
+# The learner's last save is the job's network; registered, a new job
+# starts from it, and the registry's copy outlives its name's deletion
+# nowhere but in the jobs that use it.
+if [[ $all_built -eq 1 ]]; then
+  has_network() {
+    "$mmapctl" status "$job" --json --data-dir "$data" | grep -q network_sha256
+  }
+  wait_until 60 "$job reports a network" has_network
+  expect_failure networks_bad_name "is not a network name" networks import \
+    --from-job "$job" --name "../x" --data-dir "$data"
+  run networks_import networks import --from-job "$job" --name warm-small \
+    --description "from the smoke job" --data-dir "$data"
+  run networks_list networks list --data-dir "$data"
+  grep -qE "^warm-small +[0-9]+ bytes .* $job .*OU=client" \
+    "$work/networks_list.out" ||
+    fail "networks list does not show warm-small from $job owned by the client"
+  run networks_show networks show warm-small --data-dir "$data"
+  grep -qE "^  mlp-training-300-seed1 +tpu-v4i +$job " \
+    "$work/networks_show.out" ||
+    fail "networks show does not list the workload $job trained on"
+  run networks_export networks export warm-small --out "$work/warm.pt" \
+    --data-dir "$data"
+  expect_failure networks_taken "exists" networks import "$work/warm.pt" \
+    --name warm-small --data-dir "$data"
+  expect_failure networks_not_a_network "broken.json" networks import \
+    "$work/broken.json" --name junk --data-dir "$data"
+  run submit_warm submit "$source_dir/examples/small.json" --budget 10m \
+    --network warm-small --data-dir "$data"
+  warm_job=$(cat "$work/submit_warm.out")
+  wait_until 60 "the learner starts $warm_job from warm-small's copy" \
+    grep -q "event=job_started job=$warm_job .*initial_network=sha256:" \
+    "$data/learner.log"
+  run status_warm status "$warm_job" --data-dir "$data"
+  grep -qE '^started from +warm-small$' "$work/status_warm.out" ||
+    fail "status does not say $warm_job started from warm-small"
+  run cancel_warm cancel "$warm_job" --data-dir "$data"
+  run networks_delete networks delete warm-small --data-dir "$data"
+  expect_failure networks_deleted "no network named 'warm-small'" networks \
+    show warm-small --data-dir "$data"
+  expect_failure submit_deleted "no network named 'warm-small'" submit \
+    "$source_dir/examples/small.json" --network warm-small --data-dir "$data"
+fi
 run watch watch "$job" --for 20s --data-dir "$data"
 grep -q 'cancelled' "$work/watch.out" || fail "watch did not show the end"
 run list_json list --json --state cancelled --data-dir "$data"

@@ -16,6 +16,7 @@
 #include "common/rpc/client_channel.h"
 #include "common/rpc/enum_names.h"
 #include "common/rpc/grpc_status.h"
+#include "common/rpc/network_stream.h"
 #include "common/service/log_line.h"
 
 namespace mmapzero::worker {
@@ -387,6 +388,48 @@ absl::StatusOr<v1::ReportSolutionResponse> WorkerSession::ReportSolution(
   const grpc::Status status =
       stub_->ReportSolution(&context, request, &response);
   if (!status.ok()) return rpc::FromGrpcStatus(status);
+  return response;
+}
+
+absl::StatusOr<std::string> WorkerSession::FetchJobNetwork(
+    const std::string& job_id) {
+  v1::FetchJobNetworkRequest request;
+  request.set_worker_id(worker_id());
+  request.set_job_id(job_id);
+  grpc::ClientContext context;
+  SetDeadline(&context, std::max(options_.rpc_deadline, absl::Minutes(2)));
+  std::unique_ptr<grpc::ClientReader<v1::NetworkChunk>> reader =
+      stub_->FetchJobNetwork(&context, request);
+  absl::StatusOr<std::string> bytes =
+      rpc::ReadNetworkStream(reader.get(), int64_t{1} << 30);
+  if (!bytes.ok()) {
+    return absl::Status(bytes.status().code(),
+                        absl::StrCat("starting network of ", job_id, ": ",
+                                     bytes.status().message()));
+  }
+  return bytes;
+}
+
+absl::StatusOr<v1::ReportJobNetworkResponse> WorkerSession::ReportJobNetwork(
+    const std::string& job_id, int64_t learner_step,
+    const std::string& bytes) {
+  v1::ReportJobNetworkRequest first;
+  first.set_worker_id(worker_id());
+  first.set_job_id(job_id);
+  first.set_learner_step(learner_step);
+  v1::ReportJobNetworkResponse response;
+  grpc::ClientContext context;
+  SetDeadline(&context, std::max(options_.rpc_deadline, absl::Minutes(2)));
+  std::unique_ptr<grpc::ClientWriter<v1::ReportJobNetworkRequest>> writer =
+      stub_->ReportJobNetwork(&context, &response);
+  rpc::WriteNetworkStream(writer.get(), std::move(first), bytes);
+  const grpc::Status status = writer->Finish();
+  if (!status.ok()) {
+    const absl::Status failed = rpc::FromGrpcStatus(status);
+    return absl::Status(failed.code(),
+                        absl::StrCat("network of ", job_id, ": ",
+                                     failed.message()));
+  }
   return response;
 }
 

@@ -102,6 +102,16 @@ class WorkerSession {
       const std::string& job_id, const Solution& solution,
       int64_t parameter_version) ABSL_LOCKS_EXCLUDED(mu_);
 
+  // A learner's calls for its job's network (proto/worker.proto): the
+  // network the job starts from (the coordinator's copy of a registered
+  // network or an earlier job's), and the job's network after each
+  // checkpoint and at the end. Errors name the job.
+  absl::StatusOr<std::string> FetchJobNetwork(const std::string& job_id)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<v1::ReportJobNetworkResponse> ReportJobNetwork(
+      const std::string& job_id, int64_t learner_step,
+      const std::string& bytes) ABSL_LOCKS_EXCLUDED(mu_);
+
  private:
   explicit WorkerSession(WorkerSessionOptions options);
   void Run(std::stop_token stop);

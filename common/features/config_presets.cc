@@ -1,10 +1,14 @@
 #include "common/features/config_presets.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -270,6 +274,49 @@ MuZeroConfigSettings SplitMuZeroConfigSettings(
   return split;
 }
 
+NetworkReference ClassifyNetwork(absl::string_view network) {
+  if (network.empty()) return NetworkReference::kUnset;
+  if (network == kNoNetwork) return NetworkReference::kNone;
+  if (network == kDefaultNetwork) return NetworkReference::kDefault;
+  if (absl::StrContains(network, '/')) return NetworkReference::kFile;
+  if (absl::StartsWith(network, kNetworkChecksumPrefix)) {
+    return NetworkReference::kChecksum;
+  }
+  absl::string_view digits = network;
+  if (absl::ConsumePrefix(&digits, "job-") && !digits.empty() &&
+      std::all_of(digits.begin(), digits.end(), absl::ascii_isdigit)) {
+    return NetworkReference::kJob;
+  }
+  return CheckNetworkName(network).ok() ? NetworkReference::kRegistry
+                                        : NetworkReference::kFile;
+}
+
+absl::Status CheckNetworkName(absl::string_view name, absl::string_view field) {
+  const auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": '", absl::CHexEscape(name.substr(0, 80)),
+                     "' is not a network name: ", why));
+  };
+  if (name.empty() || name.size() > 64) return bad("1-64 characters");
+  if (!absl::ascii_isalnum(name[0])) {
+    return bad("it must start with a letter or digit");
+  }
+  for (const char c : name) {
+    if (!absl::ascii_isalnum(c) && c != '.' && c != '_' && c != '-') {
+      return bad("letters, digits, '.', '_' and '-' only");
+    }
+  }
+  if (name == kNoNetwork || name == kDefaultNetwork) {
+    return bad("none and default are reserved");
+  }
+  absl::string_view digits = name;
+  if (absl::ConsumePrefix(&digits, "job-") &&
+      std::all_of(digits.begin(), digits.end(), absl::ascii_isdigit)) {
+    return bad("job- and digits name a job's network");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status TakeInitialNetwork(MuZeroConfigSettings* settings,
                                 absl::string_view flag) {
   const auto it = settings->rest.find("network");
@@ -279,14 +326,22 @@ absl::Status TakeInitialNetwork(MuZeroConfigSettings* settings,
     std::error_code error;
     const std::filesystem::path path =
         std::filesystem::absolute(network, error);
-    if (network.empty() || error ||
-        !std::filesystem::is_regular_file(path, error)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(flag, ": no network file '", network,
-                       "' (a finished job's learner checkpoint network.pt; "
-                       "or none, or default)"));
+    const bool is_file = !network.empty() && !error &&
+                         std::filesystem::is_regular_file(path, error);
+    const NetworkReference kind = ClassifyNetwork(network);
+    if (is_file) {
+      network = path.string();
+    } else if (kind != NetworkReference::kJob &&
+               kind != NetworkReference::kRegistry) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          flag, ": no network file '", network,
+          "' (a finished job's learner checkpoint network.pt; or a "
+          "registered network's name, a job id, none or default)"));
     }
-    network = path.string();
+  } else if (ClassifyNetwork(network) == NetworkReference::kChecksum) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        flag, ": '", network,
+        "': sha256: values are the coordinator's; name the network or job"));
   }
   settings->overrides.push_back(
       absl::StrCat("training.initial_network=", network));

@@ -53,20 +53,44 @@ MuZeroConfigSettings SplitMuZeroConfigSettings(
 // (training/initial_network.h).
 inline constexpr char kNoNetwork[] = "none";
 inline constexpr char kDefaultNetwork[] = "default";
-// Whether a `network` value is a file's path: neither of those names nor
-// "" (unset).
+// What a `network` value names. A value with a '/' is a file's path; the
+// coordinator resolves a registered network's name or an earlier job's id
+// ("job-000123") at submit to "sha256:" and the checksum of the copy it
+// keeps for the job, which the job's learner fetches.
+enum class NetworkReference {
+  kUnset,     // "": the shipped default where it fits
+  kNone,      // a fresh network
+  kDefault,   // the shipped network
+  kFile,      // a path
+  kJob,       // "job-" and digits: that job's network
+  kChecksum,  // "sha256:" and 64 hex digits: the job's copy (coordinator)
+  kRegistry,  // a registered network's name
+};
+inline constexpr char kNetworkChecksumPrefix[] = "sha256:";
+NetworkReference ClassifyNetwork(absl::string_view network);
+// Whether a `network` value is a file's path as the in-process solver and
+// the learner read it: anything but the names above (a registry name
+// there is a missing file, named as such).
 inline bool NamesNetworkFile(const std::string& network) {
   return !network.empty() && network != kNoNetwork &&
-         network != kDefaultNetwork;
+         network != kDefaultNetwork &&
+         ClassifyNetwork(network) != NetworkReference::kChecksum;
 }
+// A registered network's name: 1-64 letters, digits, '.', '_', '-',
+// starting with a letter or digit, and not "none", "default" or a job id.
+// InvalidArgument naming `field` and the value.
+absl::Status CheckNetworkName(absl::string_view name,
+                              absl::string_view field = "name");
 
 // The `network` setting taken out of `settings->rest` and made the
-// override training.initial_network: `none` and `default` as they are, a
-// file (a warm start from an earlier job's network) as its absolute path,
-// so that a service started elsewhere finds it. InvalidArgument naming
-// `flag` (how the user gave it) when the file does not exist; nothing when
-// the setting is absent (the job then starts from the default where it
-// fits).
+// override training.initial_network: `none` and `default` as they are, an
+// existing file (a warm start from an earlier job's network) as its
+// absolute path, so that a service started elsewhere finds it, and
+// otherwise a registered network's name or a job id as they are (the
+// coordinator resolves them; in process they are refused when loaded).
+// InvalidArgument naming `flag` (how the user gave it) for a value that is
+// neither an existing file nor such a name; nothing when the setting is
+// absent (the job then starts from the default where it fits).
 absl::Status TakeInitialNetwork(MuZeroConfigSettings* settings,
                                 absl::string_view flag = "--set network");
 

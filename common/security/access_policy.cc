@@ -13,13 +13,15 @@ namespace mmapzero::security {
 namespace {
 
 constexpr absl::string_view kClientMethods[] = {
-    "SubmitJob", "ListJobs",        "GetJob",  "WatchJob",
-    "CancelJob", "GetBestSolution", "GetStats"};
+    "SubmitJob",     "ListJobs",        "GetJob",       "WatchJob",
+    "CancelJob",     "GetBestSolution", "GetStats",     "ListNetworks",
+    "GetNetwork",    "ExportNetwork",   "ImportNetwork", "DeleteNetwork"};
 constexpr absl::string_view kWorkerMethods[] = {
-    "Register",           "Heartbeat",    "ReportSolution",
-    "InsertTrajectories", "SampleBatch",  "SampleForReanalyse",
-    "UpdateTargets",      "GetStats",     "GetLatestVersion",
-    "FetchParameters",    "FetchWorkload"};
+    "Register",           "Heartbeat",      "ReportSolution",
+    "InsertTrajectories", "SampleBatch",    "SampleForReanalyse",
+    "UpdateTargets",      "GetStats",       "GetLatestVersion",
+    "FetchParameters",    "FetchWorkload",  "FetchJobNetwork",
+    "ReportJobNetwork"};
 
 template <size_t N>
 bool Contains(const absl::string_view (&methods)[N], absl::string_view method) {
@@ -27,6 +29,17 @@ bool Contains(const absl::string_view (&methods)[N], absl::string_view method) {
     if (listed == method) return true;
   }
   return false;
+}
+
+// The verified certificate's subject ("" without one).
+std::string CertificateSubject(const grpc::ServerContext& context) {
+  const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
+  if (auth == nullptr) return "";
+  for (const grpc::string_ref& subject :
+       auth->FindPropertyValues(GRPC_X509_SUBJECT_PROPERTY_NAME)) {
+    return std::string(subject.data(), subject.size());
+  }
+  return "";
 }
 
 std::optional<Role> CertificateRole(const grpc::ServerContext& context) {
@@ -93,6 +106,20 @@ absl::StatusOr<Role> CallerRole(const grpc::ServerContext& context,
       security.accepted_tokens.empty()
           ? "no client certificate: this server takes mutual TLS"
           : "no client certificate and no accepted bearer token");
+}
+
+absl::StatusOr<CallerIdentity> IdentifyCaller(
+    const grpc::ServerContext& context, const TransportSecurity& security) {
+  if (!security.authenticates()) return CallerIdentity{};
+  absl::StatusOr<Role> role = CallerRole(context, security);
+  if (!role.ok()) return role.status();
+  if (security.tls()) {
+    const std::string subject = CertificateSubject(context);
+    if (!subject.empty() && RoleFromSubject(subject).has_value()) {
+      return CallerIdentity{subject, *role};
+    }
+  }
+  return CallerIdentity{absl::StrCat("token:", RoleName(*role)), *role};
 }
 
 absl::Status Authorize(const grpc::ServerContext& context,

@@ -6,10 +6,12 @@
 // caller may call everything.
 //
 //   client: SubmitJob, ListJobs, GetJob, WatchJob, CancelJob,
-//           GetBestSolution, GetStats
+//           GetBestSolution, GetStats, ListNetworks, GetNetwork,
+//           ExportNetwork, ImportNetwork, DeleteNetwork (its own)
 //   worker: Register, Heartbeat, ReportSolution, InsertTrajectories,
 //           SampleBatch, SampleForReanalyse, UpdateTargets, GetStats,
-//           GetLatestVersion, FetchParameters, FetchWorkload
+//           GetLatestVersion, FetchParameters, FetchWorkload,
+//           FetchJobNetwork, ReportJobNetwork
 //   admin:  everything
 #ifndef MMAPZERO_COMMON_SECURITY_ACCESS_POLICY_H_
 #define MMAPZERO_COMMON_SECURITY_ACCESS_POLICY_H_
@@ -17,6 +19,7 @@
 #include <grpcpp/server_context.h>
 
 #include <optional>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -33,6 +36,17 @@ bool RoleMayCall(Role role, absl::string_view method);
 // or the certificate names no role, naming what was missing.
 absl::StatusOr<Role> CallerRole(const grpc::ServerContext& context,
                                 const TransportSecurity& security);
+
+// Who is calling, for what a caller owns (registered networks): the
+// verified client certificate's subject ("CN=alice,OU=client,O=...") or
+// "token:ROLE" for a bearer token. Name "" and no role when `security`
+// authenticates nobody; the errors of CallerRole otherwise.
+struct CallerIdentity {
+  std::string name;
+  std::optional<Role> role;
+};
+absl::StatusOr<CallerIdentity> IdentifyCaller(
+    const grpc::ServerContext& context, const TransportSecurity& security);
 
 // OK when `security` authenticates nobody, or the caller's role may call
 // `method`; Unauthenticated (CallerRole) or PermissionDenied naming the

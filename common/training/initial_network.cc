@@ -1,5 +1,8 @@
 #include "common/training/initial_network.h"
 
+#include <filesystem>
+#include <system_error>
+
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/model/network_checkpoint.h"
@@ -12,7 +15,26 @@ using features::kNoNetwork;
 
 absl::StatusOr<std::string> LoadNetworkByName(const std::string& name,
                                               model::MuZeroNetwork& network) {
+  using features::NetworkReference;
+  const NetworkReference kind = features::ClassifyNetwork(name);
+  if (kind == NetworkReference::kChecksum) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "'", name,
+        "' is a coordinator's copy of a network for a job: the job's learner "
+        "fetches it (LearnerJobOptions.initial_network_bytes)"));
+  }
   if (features::NamesNetworkFile(name)) {
+    std::error_code error;
+    if ((kind == NetworkReference::kJob ||
+         kind == NetworkReference::kRegistry) &&
+        !std::filesystem::is_regular_file(name, error)) {
+      return absl::NotFoundError(absl::StrCat(
+          "no network file '", name,
+          "': registered networks and jobs' networks are for jobs on a "
+          "cluster (mmapctl submit --network ",
+          name, "); `mmapctl networks export ", name,
+          " --out FILE` gives a file to use here"));
+    }
     RETURN_IF_ERROR(model::LoadCheckpoint(name, network));
     return name;
   }

@@ -1,0 +1,59 @@
+// Network files over gRPC in pieces (common/rpc/chunked_bytes.h), both
+// ways: the registry's ExportNetwork and the learner's FetchJobNetwork
+// stream NetworkChunk messages out; ImportNetwork and ReportJobNetwork
+// read messages that each carry one in. Every chunk repeats the total and
+// the CRC32C of the whole, which the reader checks at the end.
+#ifndef MMAPZERO_COORDINATOR_NETWORK_CHUNKS_H_
+#define MMAPZERO_COORDINATOR_NETWORK_CHUNKS_H_
+
+#include <grpcpp/server_context.h>
+#include <grpcpp/support/sync_stream.h>
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
+#include "common/rpc/chunked_bytes.h"
+#include "common/rpc/network_stream.h"
+#include "coordinator/coordinator.h"
+#include "proto/network.pb.h"
+
+namespace mmapzero::coordinator {
+
+inline constexpr int kDefaultNetworkChunkBytes = 1 << 20;
+inline constexpr int kMaxNetworkChunkBytes = 16 << 20;
+
+// Writes `network` in chunks of the size the request asked for
+// (`max_chunk_bytes`, 0: 1 MiB; InvalidArgument outside 0 to 16 MiB).
+absl::Status WriteNetworkChunks(const grpc::ServerContext& context,
+                                const NetworkBytes& network,
+                                int32_t max_chunk_bytes,
+                                grpc::ServerWriter<v1::NetworkChunk>* writer);
+
+// Reads the whole client stream: the first message into `*first`, the
+// chunks (each message's `chunk`) put together; "" when no message
+// carried one. InvalidArgument naming the chunk when they do not fit
+// together, pass Coordinator::kMaxNetworkBytes or miss the CRC32C.
+template <typename Message>
+absl::StatusOr<std::string> ReadNetworkChunks(
+    grpc::ServerReader<Message>* reader, Message* first) {
+  bool any = false;
+  absl::StatusOr<std::string> bytes = rpc::AssembleNetworkChunks(
+      *reader, Coordinator::kMaxNetworkBytes,
+      [](const Message& message) {
+        return message.has_chunk() ? &message.chunk() : nullptr;
+      },
+      first, &any);
+  if (!any) return absl::InvalidArgumentError("the stream carried no message");
+  if (!bytes.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("chunk: ", bytes.status().message()));
+  }
+  return bytes;
+}
+
+}  // namespace mmapzero::coordinator
+
+#endif  // MMAPZERO_COORDINATOR_NETWORK_CHUNKS_H_
