@@ -7,7 +7,14 @@
 // only then writes it (and its layout picture).
 // `--solver muzero` trains through the service: a job on the local cluster
 // of --data-dir (cli/cluster_solve.h); `--in-process` runs MMap-MuZero's
-// actors and learner as threads of this process instead.
+// actors and learner as threads of this process instead. A `network`
+// setting that names a registered network or a job's (`--set
+// network=NAME`) is fetched from the coordinator for an in-process solver
+// (`--solver policy`, `muzero --in-process`); a cluster's job gets the
+// coordinator's own copy.
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -16,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -33,6 +41,8 @@
 #include "cli/solution_summary.h"
 #include "common/base/atomic_file.h"
 #include "common/base/status_macros.h"
+#include "common/features/config_presets.h"
+#include "common/security/sha256.h"
 #include "common/solvers/solver.h"
 #include "common/validate/validator.h"
 #include "common/workload/layout_svg.h"
@@ -45,7 +55,7 @@ constexpr char kUsage[] =
     "solve WORKLOAD [--solver NAME] [--budget 60s|2m|1500ms|90] "
     "[--evaluations N] [--threads N] [--seed S] [--set key=value ...] "
     "[--out SOLUTION] [--svg layout.svg] [--json] [--bound] "
-    "[--data-dir DIR] [--in-process]";
+    "[--data-dir DIR] [--coordinator HOST:PORT] [--in-process]";
 constexpr char kDefaultSolver[] = "portfolio";
 constexpr double kDefaultBudgetSeconds = 2.0;
 
@@ -211,12 +221,76 @@ absl::StatusOr<Solution> SolveOnCluster(const CommandLine& line,
   return SolveOnLocalCluster(workload, options, std::cerr);
 }
 
+// A network file fetched for this process, removed when it goes.
+class FetchedNetwork {
+ public:
+  explicit FetchedNetwork(std::string path) : path_(std::move(path)) {}
+  FetchedNetwork(const FetchedNetwork&) = delete;
+  FetchedNetwork& operator=(const FetchedNetwork&) = delete;
+  ~FetchedNetwork() {
+    std::error_code ignored;
+    std::filesystem::remove(path_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// An in-process solver's `network` setting that names a registered
+// network or a job's (and no file here): exported from the coordinator
+// (the one --coordinator, $MMAPZERO_COORDINATOR or --data-dir's cluster
+// names) into a temporary file, which the setting then names.
+absl::StatusOr<std::unique_ptr<FetchedNetwork>> FetchNamedNetwork(
+    const CommandLine& line, solvers::SolverSettings* settings) {
+  const auto it = settings->find("network");
+  if (it == settings->end()) return nullptr;
+  const features::NetworkReference kind =
+      features::ClassifyNetwork(it->second);
+  std::error_code error;
+  if ((kind != features::NetworkReference::kJob &&
+       kind != features::NetworkReference::kRegistry) ||
+      std::filesystem::is_regular_file(it->second, error)) {
+    return nullptr;
+  }
+  ASSIGN_OR_RETURN(const std::unique_ptr<JobClient> client,
+                   JobClient::Connect(line));
+  ASSIGN_OR_RETURN(const v1::NetworkInfo info,
+                   client->GetNetwork(it->second));
+  ASSIGN_OR_RETURN(const std::string bytes,
+                   client->ExportNetwork(it->second));
+  if (security::Sha256Hex(bytes) != info.sha256()) {
+    return absl::DataLossError(absl::StrCat(
+        "network '", it->second, "': the bytes received do not match its "
+        "sha256 ", info.sha256()));
+  }
+  std::string path =
+      (std::filesystem::temp_directory_path() / "mmapctl-network-XXXXXX.pt")
+          .string();
+  const int fd = mkstemps(path.data(), 3);
+  if (fd < 0) {
+    return absl::InternalError(
+        absl::StrCat("cannot make a temporary file like ", path));
+  }
+  close(fd);
+  auto fetched = std::make_unique<FetchedNetwork>(path);
+  RETURN_IF_ERROR(WriteFileAtomically(path, bytes));
+  std::cerr << absl::StrFormat(
+      "network %s (%d learner steps, sha256 %s) from the coordinator at %s\n",
+      it->second, info.learner_steps(), info.sha256().substr(0, 16),
+      client->address());
+  it->second = path;
+  return fetched;
+}
+
 // Any solver in this process, with a progress line about once a second.
 absl::StatusOr<Solution> SolveInProcess(const CommandLine& line,
                                         const std::string& solver_name,
-                                        const solvers::SolverSettings& settings,
+                                        solvers::SolverSettings settings,
                                         solvers::SolverBudget budget,
                                         const Workload& workload) {
+  ASSIGN_OR_RETURN(const std::unique_ptr<FetchedNetwork> fetched,
+                   FetchNamedNetwork(line, &settings));
   auto solver = solvers::MakeSolver(solver_name, settings);
   if (!solver.ok()) {
     return absl::Status(solver.status().code(),
@@ -246,17 +320,32 @@ absl::Status RunSolve(const Args& args) {
       const CommandLine line,
       CommandLine::Parse(rest,
                          {"solver", "budget", "seconds", "evaluations",
-                          "threads", "seed", "out", "svg", "data-dir"},
+                          "threads", "seed", "out", "svg", "data-dir",
+                          "coordinator"},
                          {"json", "in-process", "bound"}));
   RETURN_IF_ERROR(line.ExpectPositional(1, kUsage));
   const std::string solver_name = line.GetString("solver", kDefaultSolver);
   const bool on_cluster =
       solver_name == "muzero" && !line.Has("in-process");
+  // A registered network or a job's comes from a coordinator, which
+  // --data-dir (its local cluster) or --coordinator names.
+  const auto network = settings.find("network");
+  const bool names_network =
+      network != settings.end() &&
+      (features::ClassifyNetwork(network->second) ==
+           features::NetworkReference::kJob ||
+       features::ClassifyNetwork(network->second) ==
+           features::NetworkReference::kRegistry);
   if (solver_name != "muzero" &&
-      (line.Has("in-process") || line.Has("data-dir"))) {
+      (line.Has("in-process") ||
+       (!names_network &&
+        (line.Has("data-dir") || line.Has("coordinator"))))) {
+    const std::string flag = line.Has("in-process") ? "in-process"
+                             : line.Has("data-dir") ? "data-dir"
+                                                    : "coordinator";
     return absl::InvalidArgumentError(absl::StrCat(
-        "--", line.Has("in-process") ? "in-process" : "data-dir",
-        ": only with --solver muzero (", solver_name,
+        "--", flag, ": only with --solver muzero or a network setting that "
+        "names a registered network or a job (", solver_name,
         " always runs in this process)"));
   }
   ASSIGN_OR_RETURN(const solvers::SolverBudget budget,

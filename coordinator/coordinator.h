@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -158,6 +159,8 @@ class Coordinator {
   static constexpr int64_t kMaxNetworkBytes = int64_t{256} << 20;
   absl::StatusOr<v1::ListNetworksResponse> ListNetworks()
       ABSL_LOCKS_EXCLUDED(mu_);
+  // A registered network, or by its id a job's newest network (with its
+  // lineage), so that a job's network can be read and exported too.
   absl::StatusOr<v1::NetworkInfo> GetNetwork(const v1::GetNetworkRequest& request)
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<std::shared_ptr<const NetworkBytes>> ExportNetwork(
@@ -259,6 +262,12 @@ class Coordinator {
   // plus the job's own workload and steps. NotFound without a network.
   absl::StatusOr<std::pair<v1::NetworkInfo, std::string>> JobNetworkLocked(
       int64_t job_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A registered network's info (and bytes when asked), or with a job id
+  // ("job-000012") the job's newest network as JobNetworkLocked gives it,
+  // named by the id. NotFound for an unknown name or a job without one.
+  absl::StatusOr<std::pair<v1::NetworkInfo, std::string>> NamedNetworkLocked(
+      const std::string& name, bool with_bytes)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether `worker_id` is the job's learner now, or was when the job
   // ended less than kLateNetworkReport ago.
   bool IsJobLearnerLocked(int64_t job_id, int64_t worker_id)

@@ -173,22 +173,39 @@ absl::StatusOr<v1::ListNetworksResponse> Coordinator::ListNetworks() {
   return response;
 }
 
+absl::StatusOr<std::pair<v1::NetworkInfo, std::string>>
+Coordinator::NamedNetworkLocked(const std::string& name, bool with_bytes) {
+  if (features::ClassifyNetwork(name) == features::NetworkReference::kJob) {
+    ASSIGN_OR_RETURN(const int64_t job_id, ParseJobId("name", name));
+    ASSIGN_OR_RETURN(auto network, JobNetworkLocked(job_id));
+    network.first.set_name(name);
+    return network;
+  }
+  RETURN_IF_ERROR(features::CheckNetworkName(name));
+  std::pair<v1::NetworkInfo, std::string> network;
+  ASSIGN_OR_RETURN(network.first, store_->GetNetworkInfo(name));
+  if (with_bytes) {
+    ASSIGN_OR_RETURN(network.second, store_->GetNetworkBytes(name));
+  }
+  return network;
+}
+
 absl::StatusOr<v1::NetworkInfo> Coordinator::GetNetwork(
     const v1::GetNetworkRequest& request) {
-  RETURN_IF_ERROR(features::CheckNetworkName(request.name()));
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
-  return store_->GetNetworkInfo(request.name());
+  ASSIGN_OR_RETURN(auto network, NamedNetworkLocked(request.name(), false));
+  return std::move(network.first);
 }
 
 absl::StatusOr<std::shared_ptr<const NetworkBytes>> Coordinator::ExportNetwork(
     const std::string& name) {
-  RETURN_IF_ERROR(features::CheckNetworkName(name));
   std::string bytes;
   {
     absl::MutexLock lock(&mu_);
     RETURN_IF_ERROR(CheckOpenLocked());
-    ASSIGN_OR_RETURN(bytes, store_->GetNetworkBytes(name));
+    ASSIGN_OR_RETURN(auto network, NamedNetworkLocked(name, true));
+    bytes = std::move(network.second);
   }
   return Shared(std::move(bytes));
 }

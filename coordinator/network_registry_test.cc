@@ -330,6 +330,19 @@ TEST_F(NetworkRegistryTest, ALearnersNetworkBecomesTheJobsAndCarriesItsLineage) 
   ASSERT_TRUE(
       ReportNetwork(learner2, second, 30, FakeNetwork(5000, 7), &response)
           .ok());
+  // A job's network reads and exports by the job's id too.
+  v1::GetNetworkRequest get;
+  get.set_name(second);
+  v1::NetworkInfo by_id;
+  ASSERT_TRUE(networks_->GetNetwork(Deadlined().get(), get, &by_id).ok());
+  EXPECT_EQ(by_id.name(), second);
+  EXPECT_EQ(by_id.trained_on_size(), 2);
+  const absl::StatusOr<std::string> exported = Export(second);
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  EXPECT_EQ(*exported, FakeNetwork(5000, 7));
+  get.set_name("job-000099");
+  EXPECT_EQ(networks_->GetNetwork(Deadlined().get(), get, &by_id).error_code(),
+            grpc::StatusCode::NOT_FOUND);
   v1::NetworkInfo info;
   const grpc::Status registered = Import("chain", "", &info, second);
   ASSERT_TRUE(registered.ok()) << registered.error_message();

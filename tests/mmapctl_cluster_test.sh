@@ -166,6 +166,16 @@ if [[ $all_built -eq 1 ]]; then
   grep -qE '^started from +warm-small$' "$work/status_warm.out" ||
     fail "status does not say $warm_job started from warm-small"
   run cancel_warm cancel "$warm_job" --data-dir "$data"
+  # The network's own play here, fetched from the coordinator by name.
+  run policy_named solve "$source_dir/examples/small.json" --solver policy \
+    --set network=warm-small --data-dir "$data"
+  grep -q "network warm-small .* from the coordinator" \
+    "$work/policy_named.err" || fail "solve did not fetch warm-small"
+  grep -q 'VALID' "$work/policy_named.err" ||
+    fail "the named network's play did not validate"
+  run networks_show_job networks show "$job" --data-dir "$data"
+  grep -qE "^source: +$job$" "$work/networks_show_job.out" ||
+    fail "networks show $job does not show the job's own network"
   run networks_delete networks delete warm-small --data-dir "$data"
   expect_failure networks_deleted "no network named 'warm-small'" networks \
     show warm-small --data-dir "$data"
