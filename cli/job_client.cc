@@ -22,6 +22,7 @@
 #include "common/rpc/grpc_status.h"
 #include "common/rpc/network_stream.h"
 #include "common/security/local_certificates.h"
+#include "common/security/sha256.h"
 #include "common/security/transport_security.h"
 #include "google/protobuf/util/json_util.h"
 
@@ -341,6 +342,18 @@ absl::StatusOr<std::string> JobClient::ExportNetwork(const std::string& name) {
     return Error(rpc::ToGrpcStatus(bytes.status()), "");
   }
   return bytes;
+}
+
+absl::StatusOr<std::pair<v1::NetworkInfo, std::string>>
+JobClient::FetchNetwork(const std::string& name) {
+  ASSIGN_OR_RETURN(v1::NetworkInfo info, GetNetwork(name));
+  ASSIGN_OR_RETURN(std::string bytes, ExportNetwork(name));
+  if (security::Sha256Hex(bytes) != info.sha256()) {
+    return absl::DataLossError(absl::StrCat(
+        "network '", name, "': the bytes received do not match its sha256 ",
+        info.sha256()));
+  }
+  return std::make_pair(std::move(info), std::move(bytes));
 }
 
 absl::StatusOr<v1::NetworkInfo> JobClient::ImportNetwork(

@@ -16,6 +16,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -90,7 +91,10 @@ class JobClient {
   // file in chunks, with a deadline of at least five minutes.
   absl::StatusOr<v1::ListNetworksResponse> ListNetworks();
   absl::StatusOr<v1::NetworkInfo> GetNetwork(const std::string& name);
-  absl::StatusOr<std::string> ExportNetwork(const std::string& name);
+  // A registered network or a job's ("job-000012"): its info, then its
+  // bytes, checked against the info's sha256 (DataLoss naming the network).
+  absl::StatusOr<std::pair<v1::NetworkInfo, std::string>> FetchNetwork(
+      const std::string& name);
   // `first`: the info (and from_job); `bytes`: the file ("" with from_job).
   absl::StatusOr<v1::NetworkInfo> ImportNetwork(v1::ImportNetworkRequest first,
                                                 const std::string& bytes);
@@ -112,6 +116,8 @@ class JobClient {
   // coordinator.
   absl::Status Error(const grpc::Status& status,
                      const std::string& job_id) const;
+  // ExportNetwork's bytes, unchecked (FetchNetwork checks them).
+  absl::StatusOr<std::string> ExportNetwork(const std::string& name);
   void SetDeadline(grpc::ClientContext* context,
                    absl::Duration at_least = absl::ZeroDuration()) const;
   // One unary call of `method` on `stub` with the deadline; errors

@@ -12,7 +12,6 @@
 //   networks delete NAME                 (its owner or an admin)
 #include <iostream>
 #include <string>
-#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -24,6 +23,7 @@
 #include "common/base/read_file.h"
 #include "common/base/status_macros.h"
 #include "common/features/config_presets.h"
+#include "common/rpc/network_stream.h"
 #include "common/security/sha256.h"
 #include "common/workload/proto_io.h"
 
@@ -89,7 +89,7 @@ absl::Status Import(const CommandLine& line, JobClient& client) {
     ASSIGN_OR_RETURN(bytes, ReadWholeFile(file));
     // Checked here first, so that a wrong file is named before any byte
     // is sent; the learner that loads it checks its sizes and features.
-    if (bytes.rfind(std::string_view("PK\x03\x04", 4), 0) != 0) {
+    if (!rpc::LooksLikeNetworkFile(bytes)) {
       return absl::InvalidArgumentError(absl::StrCat(
           file,
           ": not a network file (a learner's network.pt is a LibTorch zip "
@@ -155,16 +155,10 @@ absl::Status RunNetworks(const Args& args) {
           absl::StrCat("--out: required; usage: ", kUsage));
     }
     const std::string out = line.GetString("out", "");
-    ASSIGN_OR_RETURN(const v1::NetworkInfo info, client->GetNetwork(name));
-    ASSIGN_OR_RETURN(const std::string bytes, client->ExportNetwork(name));
-    if (security::Sha256Hex(bytes) != info.sha256()) {
-      return absl::DataLossError(absl::StrCat(
-          "network '", name, "': the bytes received do not match its sha256 ",
-          info.sha256()));
-    }
-    RETURN_IF_ERROR(WriteFileAtomically(out, bytes));
-    std::cout << "wrote " << out << " (" << bytes.size() << " bytes, sha256 "
-              << info.sha256() << ")\n";
+    ASSIGN_OR_RETURN(const auto network, client->FetchNetwork(name));
+    RETURN_IF_ERROR(WriteFileAtomically(out, network.second));
+    std::cout << "wrote " << out << " (" << network.second.size()
+              << " bytes, sha256 " << network.first.sha256() << ")\n";
     return absl::OkStatus();
   }
   if (verb == "delete") {

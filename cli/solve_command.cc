@@ -42,7 +42,6 @@
 #include "common/base/atomic_file.h"
 #include "common/base/status_macros.h"
 #include "common/features/config_presets.h"
-#include "common/security/sha256.h"
 #include "common/solvers/solver.h"
 #include "common/validate/validator.h"
 #include "common/workload/layout_svg.h"
@@ -245,25 +244,15 @@ absl::StatusOr<std::unique_ptr<FetchedNetwork>> FetchNamedNetwork(
     const CommandLine& line, solvers::SolverSettings* settings) {
   const auto it = settings->find("network");
   if (it == settings->end()) return nullptr;
-  const features::NetworkReference kind =
-      features::ClassifyNetwork(it->second);
   std::error_code error;
-  if ((kind != features::NetworkReference::kJob &&
-       kind != features::NetworkReference::kRegistry) ||
+  if (!features::NamesCoordinatorNetwork(it->second) ||
       std::filesystem::is_regular_file(it->second, error)) {
     return nullptr;
   }
   ASSIGN_OR_RETURN(const std::unique_ptr<JobClient> client,
                    JobClient::Connect(line));
-  ASSIGN_OR_RETURN(const v1::NetworkInfo info,
-                   client->GetNetwork(it->second));
-  ASSIGN_OR_RETURN(const std::string bytes,
-                   client->ExportNetwork(it->second));
-  if (security::Sha256Hex(bytes) != info.sha256()) {
-    return absl::DataLossError(absl::StrCat(
-        "network '", it->second, "': the bytes received do not match its "
-        "sha256 ", info.sha256()));
-  }
+  ASSIGN_OR_RETURN(const auto network, client->FetchNetwork(it->second));
+  const v1::NetworkInfo& info = network.first;
   std::string path =
       (std::filesystem::temp_directory_path() / "mmapctl-network-XXXXXX.pt")
           .string();
@@ -274,7 +263,7 @@ absl::StatusOr<std::unique_ptr<FetchedNetwork>> FetchNamedNetwork(
   }
   close(fd);
   auto fetched = std::make_unique<FetchedNetwork>(path);
-  RETURN_IF_ERROR(WriteFileAtomically(path, bytes));
+  RETURN_IF_ERROR(WriteFileAtomically(path, network.second));
   std::cerr << absl::StrFormat(
       "network %s (%d learner steps, sha256 %s) from the coordinator at %s\n",
       it->second, info.learner_steps(), info.sha256().substr(0, 16),
@@ -330,12 +319,8 @@ absl::Status RunSolve(const Args& args) {
   // A registered network or a job's comes from a coordinator, which
   // --data-dir (its local cluster) or --coordinator names.
   const auto network = settings.find("network");
-  const bool names_network =
-      network != settings.end() &&
-      (features::ClassifyNetwork(network->second) ==
-           features::NetworkReference::kJob ||
-       features::ClassifyNetwork(network->second) ==
-           features::NetworkReference::kRegistry);
+  const bool names_network = network != settings.end() &&
+                             features::NamesCoordinatorNetwork(network->second);
   if (solver_name != "muzero" &&
       (line.Has("in-process") ||
        (!names_network &&

@@ -249,6 +249,9 @@ absl::Status Coordinator::FinishLocked(JobRecord& job, v1::JobState state,
   job.finished_ms = NowMs();
   job.error = error;
   RETURN_IF_ERROR(store_->UpdateJob(job));
+  absl::erase_if(ended_learners_, [&job](const auto& entry) {
+    return job.finished_ms - entry.second.ended_ms >= kLateNetworkReportMs;
+  });
   ASSIGN_OR_RETURN(const std::vector<Lease> leases, store_->ListLeases());
   for (const Lease& lease : leases) {
     if (lease.job_id == job.id && lease.role == v1::WORKER_ROLE_LEARNER) {

@@ -319,8 +319,11 @@ class Coordinator {
   absl::flat_hash_map<int64_t, Changes> changes_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   std::map<int64_t, WorkerView> worker_views_ ABSL_GUARDED_BY(mu_);
-  // The learner lease holder of each job that ended, and when it ended:
-  // its final network report is still taken for a while (memory only).
+  // How long after its job ended a learner's final network report is taken.
+  static constexpr int64_t kLateNetworkReportMs = 120'000;
+  // The learner lease holder of each job that ended within
+  // kLateNetworkReportMs, and when it ended: its final network report is
+  // still taken (memory only; older entries go when another job ends).
   struct EndedLearner {
     int64_t worker_id = 0;
     int64_t ended_ms = 0;

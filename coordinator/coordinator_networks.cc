@@ -7,10 +7,10 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/features/config_presets.h"
+#include "common/rpc/network_stream.h"
 #include "common/rpc/parameter_client.h"
 #include "common/security/sha256.h"
 #include "common/service/log_line.h"
@@ -22,12 +22,6 @@
 namespace mmapzero::coordinator {
 namespace {
 
-// How long after its job ended a learner's final network report is taken.
-constexpr int64_t kLateNetworkReportMs = 120'000;
-
-// A LibTorch archive is a zip file: it starts with a local file header.
-constexpr absl::string_view kZipMagic("PK\x03\x04", 4);
-
 absl::Status CheckNetworkBytes(absl::string_view field,
                                absl::string_view bytes) {
   if (bytes.empty()) {
@@ -38,7 +32,7 @@ absl::Status CheckNetworkBytes(absl::string_view field,
         field, ": ", bytes.size(), " bytes, over the registry's limit of ",
         Coordinator::kMaxNetworkBytes));
   }
-  if (!absl::StartsWith(bytes, kZipMagic)) {
+  if (!rpc::LooksLikeNetworkFile(bytes)) {
     return absl::InvalidArgumentError(absl::StrCat(
         field,
         ": not a network file (a learner's network.pt is a LibTorch zip "
@@ -261,7 +255,6 @@ absl::StatusOr<v1::NetworkInfo> Coordinator::ImportNetwork(
     info.set_sha256(security::Sha256Hex(bytes));
     info.set_size_bytes(static_cast<int64_t>(bytes.size()));
     info.set_source("import");
-    info.set_created_unix_ms(NowMs());
   }
   if (!asked.sha256().empty() && asked.sha256() != info.sha256()) {
     return absl::InvalidArgumentError(

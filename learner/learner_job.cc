@@ -25,19 +25,6 @@ using service::LogLine;
 
 namespace {
 
-// The coordinator's copy of the job's starting network, as fetched.
-absl::StatusOr<std::string> LoadFetchedNetwork(const std::string& name,
-                                               const std::string& bytes,
-                                               model::MuZeroNetwork& network) {
-  const absl::Status loaded = model::LoadNetworkParameters(bytes, network);
-  if (!loaded.ok()) {
-    return absl::Status(loaded.code(),
-                        absl::StrCat("training.initial_network: ", name, ": ",
-                                     loaded.message()));
-  }
-  return name;
-}
-
 // How long a job's training loop may go without a round before /healthz
 // fails: one step of the `paper` network on a 16,500-buffer program takes
 // up to about 100 s on two cores.
@@ -267,11 +254,8 @@ absl::StatusOr<int64_t> LearnerJob::BuildLearner() {
   }
   // The shipped default or a warm start; a checkpoint of the job's own
   // (below) overrides it.
-  absl::StatusOr<std::string> initial =
-      o.initial_network_bytes.empty()
-          ? training::LoadInitialNetwork(o.config.training(), *network)
-          : LoadFetchedNetwork(o.config.training().initial_network(),
-                               o.initial_network_bytes, *network);
+  absl::StatusOr<std::string> initial = training::LoadInitialNetwork(
+      o.config.training(), *network, o.initial_network_bytes);
   if (!initial.ok()) {
     return absl::Status(initial.status().code(),
                         absl::StrCat(what, ": ", initial.status().message()));

@@ -322,26 +322,28 @@ absl::Status TakeInitialNetwork(MuZeroConfigSettings* settings,
   const auto it = settings->rest.find("network");
   if (it == settings->rest.end()) return absl::OkStatus();
   std::string network = it->second;
-  if (network.empty() || NamesNetworkFile(network)) {
-    std::error_code error;
-    const std::filesystem::path path =
-        std::filesystem::absolute(network, error);
-    const bool is_file = !network.empty() && !error &&
-                         std::filesystem::is_regular_file(path, error);
-    const NetworkReference kind = ClassifyNetwork(network);
-    if (is_file) {
-      network = path.string();
-    } else if (kind != NetworkReference::kJob &&
-               kind != NetworkReference::kRegistry) {
+  switch (ClassifyNetwork(network)) {
+    case NetworkReference::kNone:
+    case NetworkReference::kDefault:
+      break;
+    case NetworkReference::kChecksum:
       return absl::InvalidArgumentError(absl::StrCat(
-          flag, ": no network file '", network,
-          "' (a finished job's learner checkpoint network.pt; or a "
-          "registered network's name, a job id, none or default)"));
+          flag, ": '", network,
+          "': sha256: values are the coordinator's; name the network or job"));
+    default: {  // a file here wins over a name the coordinator holds
+      std::error_code error;
+      const std::filesystem::path path =
+          std::filesystem::absolute(network, error);
+      if (!network.empty() && !error &&
+          std::filesystem::is_regular_file(path, error)) {
+        network = path.string();
+      } else if (!NamesCoordinatorNetwork(network)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            flag, ": no network file '", network,
+            "' (a finished job's learner checkpoint network.pt; or a "
+            "registered network's name, a job id, none or default)"));
+      }
     }
-  } else if (ClassifyNetwork(network) == NetworkReference::kChecksum) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        flag, ": '", network,
-        "': sha256: values are the coordinator's; name the network or job"));
   }
   settings->overrides.push_back(
       absl::StrCat("training.initial_network=", network));

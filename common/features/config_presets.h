@@ -68,6 +68,12 @@ enum class NetworkReference {
 };
 inline constexpr char kNetworkChecksumPrefix[] = "sha256:";
 NetworkReference ClassifyNetwork(absl::string_view network);
+// Whether `network` names a network the coordinator holds (a registered
+// name or a job id) rather than a file, none or the default.
+inline bool NamesCoordinatorNetwork(absl::string_view network) {
+  const NetworkReference kind = ClassifyNetwork(network);
+  return kind == NetworkReference::kJob || kind == NetworkReference::kRegistry;
+}
 // Whether a `network` value is a file's path as the in-process solver and
 // the learner read it: anything but the names above (a registry name
 // there is a missing file, named as such).

@@ -14,6 +14,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/string_view.h"
 #include "common/rpc/chunked_bytes.h"
 #include "common/rpc/grpc_status.h"
 #include "common/rpc/parameter_client.h"
@@ -22,6 +24,14 @@
 namespace mmapzero::rpc {
 
 inline constexpr int64_t kNetworkUploadChunkBytes = 1 << 20;
+
+// Whether `bytes` start like a network file: a LibTorch archive is a zip
+// file, which starts with a local file header ("PK\3\4"). The cheap
+// check mmapctl and the coordinator make before they send or keep a
+// network; the learner that loads one checks its sizes and features.
+inline bool LooksLikeNetworkFile(absl::string_view bytes) {
+  return absl::StartsWith(bytes, absl::string_view("PK\x03\x04", 4));
+}
 
 // Reads every message of `reader` (Read until false) and puts the chunks
 // back together: `chunk_of(message)` is the message's NetworkChunk, or

@@ -14,19 +14,26 @@ using features::kDefaultNetwork;
 using features::kNoNetwork;
 
 absl::StatusOr<std::string> LoadNetworkByName(const std::string& name,
-                                              model::MuZeroNetwork& network) {
-  using features::NetworkReference;
-  const NetworkReference kind = features::ClassifyNetwork(name);
-  if (kind == NetworkReference::kChecksum) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "'", name,
-        "' is a coordinator's copy of a network for a job: the job's learner "
-        "fetches it (LearnerJobOptions.initial_network_bytes)"));
+                                              model::MuZeroNetwork& network,
+                                              absl::string_view fetched) {
+  if (features::ClassifyNetwork(name) ==
+      features::NetworkReference::kChecksum) {
+    if (fetched.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "'", name,
+          "' is a coordinator's copy of a network for a job: the job's "
+          "learner fetches it"));
+    }
+    const absl::Status loaded = model::LoadNetworkParameters(fetched, network);
+    if (!loaded.ok()) {
+      return absl::Status(loaded.code(),
+                          absl::StrCat(name, ": ", loaded.message()));
+    }
+    return name;
   }
   if (features::NamesNetworkFile(name)) {
     std::error_code error;
-    if ((kind == NetworkReference::kJob ||
-         kind == NetworkReference::kRegistry) &&
+    if (features::NamesCoordinatorNetwork(name) &&
         !std::filesystem::is_regular_file(name, error)) {
       return absl::NotFoundError(absl::StrCat(
           "no network file '", name,
@@ -53,9 +60,10 @@ absl::StatusOr<std::string> LoadNetworkByName(const std::string& name,
 }
 
 absl::StatusOr<std::string> LoadInitialNetwork(const TrainingConfig& training,
-                                               model::MuZeroNetwork& network) {
+                                               model::MuZeroNetwork& network,
+                                               absl::string_view fetched) {
   absl::StatusOr<std::string> loaded =
-      LoadNetworkByName(training.initial_network(), network);
+      LoadNetworkByName(training.initial_network(), network, fetched);
   if (loaded.ok()) return loaded;
   return absl::Status(loaded.status().code(),
                       absl::StrCat("training.initial_network: ",

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "common/features/config_presets.h"
 #include "common/model/networks.h"
 #include "proto/muzero.pb.h"
@@ -24,15 +25,21 @@ namespace mmapzero::training {
 // (features::kNoNetwork: nothing, the network stays as built);
 // "" (the shipped network where it fits `network`'s sizes and feature
 // hash, else nothing). Returns what the network now is: the path,
-// "default" or "none". Errors name the file: NotFound when it cannot be
-// read, InvalidArgument / FailedPrecondition for other sizes or another
-// feature hash (the network is then unchanged).
+// "default" or "none". A coordinator's copy ("sha256:...", which a job's
+// learner fetched) loads from `fetched`. Errors name the file: NotFound
+// when it cannot be read (a registered name or a job id with no such
+// file says where such networks live), InvalidArgument /
+// FailedPrecondition for other sizes or another feature hash (the network
+// is then unchanged), FailedPrecondition for a copy not fetched.
 absl::StatusOr<std::string> LoadNetworkByName(const std::string& name,
-                                              model::MuZeroNetwork& network);
+                                              model::MuZeroNetwork& network,
+                                              absl::string_view fetched = {});
 
-// LoadNetworkByName(training.initial_network), errors naming the field.
+// LoadNetworkByName(training.initial_network, ..., fetched), errors
+// naming the field.
 absl::StatusOr<std::string> LoadInitialNetwork(const TrainingConfig& training,
-                                               model::MuZeroNetwork& network);
+                                               model::MuZeroNetwork& network,
+                                               absl::string_view fetched = {});
 
 }  // namespace mmapzero::training
 

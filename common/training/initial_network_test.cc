@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "common/features/config_presets.h"
 #include "common/model/compute_threads.h"
 #include "common/model/network_checkpoint.h"
@@ -91,6 +92,36 @@ TEST(InitialNetworkTest, AFileIsLoadedAndNamed) {
   model::MuZeroNetwork loaded = Fresh(cpu);
   ASSERT_EQ(Start(cpu, path, loaded).value_or("error"), path);
   EXPECT_EQ(Parameters(loaded), Parameters(saved));
+}
+
+// A coordinator's copy ("sha256:...") loads only from the bytes the job's
+// learner fetched; a registered name with no such file says where such
+// networks live.
+TEST(InitialNetworkTest, ACoordinatorsCopyLoadsFromTheFetchedBytes) {
+  const MuZeroConfig cpu = features::CpuPreset();
+  const std::string copy = absl::StrCat("sha256:", std::string(64, 'a'));
+  model::MuZeroNetwork network = Fresh(cpu);
+  const std::string fresh = Parameters(network);
+  const absl::StatusOr<std::string> unfetched = Start(cpu, copy, network);
+  EXPECT_EQ(unfetched.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(Parameters(network), fresh);
+
+  TrainingConfig training = cpu.training();
+  training.set_initial_network(copy);
+  ASSERT_EQ(LoadInitialNetwork(training, network, DefaultNetworkBytes())
+                .value_or("error"),
+            copy);
+  model::MuZeroNetwork shipped = Fresh(cpu);
+  ASSERT_TRUE(model::LoadNetworkParameters(DefaultNetworkBytes(), shipped).ok());
+  EXPECT_EQ(Parameters(network), Parameters(shipped));
+  const absl::StatusOr<std::string> damaged =
+      LoadInitialNetwork(training, network, "not an archive");
+  EXPECT_FALSE(damaged.ok());
+  EXPECT_THAT(damaged.status().message(), HasSubstr(copy));
+
+  const absl::StatusOr<std::string> named = Start(cpu, "family-net", network);
+  EXPECT_EQ(named.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(named.status().message(), HasSubstr("mmapctl networks export"));
 }
 
 }  // namespace
