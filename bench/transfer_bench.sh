@@ -23,7 +23,10 @@
 # Resumable: each (program, seed) runs bench/agent_matrix.sh into
 # OUT/runs/PROGRAM.sSEED/ and is marked done by OUT/results/PROGRAM.sSEED.done
 # when its last solver ends; a marked one is skipped, so a run stopped
-# part-way goes on where it stopped. The table and plot:
+# part-way goes on where it stopped. A finished run is compacted to what the
+# table reads (bench/transfer_table.py --compact: tens of kilobytes), so OUT
+# can be bench/results/transfer, where the runs of every session are kept.
+# The table and plot:
 #   bench/transfer_table.py OUT
 #
 # Usage:
@@ -89,6 +92,7 @@ for seed in $seeds; do
       echo "transfer benchmark: $program seed $seed: $rows of 7 runs gave a result (see $dir/logs); not marked done" >&2
       continue
     fi
+    python3 "$here/transfer_table.py" --compact "$dir"
     date -u +%FT%TZ >"$out/results/$tag.done"
   done
 done

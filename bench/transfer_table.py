@@ -3,6 +3,14 @@
 Standard library only.
 
 Usage: bench/transfer_table.py OUT [--svg FILE]
+       bench/transfer_table.py --compact RUN_DIR
+
+--compact keeps of one finished program-seed (OUT/runs/PROGRAM.sSEED) what
+the table reads: runs.csv, the solvers' JSON summaries and the convergence
+rows where a best changed (with each solver's first and last); the logs,
+workloads and clusters go. A compacted run is a few tens of kilobytes, so
+the results of every session can be kept in the repository
+(bench/results/transfer/).
 
 Per held-out program (seed 1, or the median over seeds where several ran),
 in simulated latency with normalised return beside it:
@@ -21,6 +29,7 @@ import glob
 import json
 import math
 import os
+import shutil
 import statistics
 import sys
 
@@ -271,8 +280,39 @@ def write_svg(rows, path):
         f.write("\n".join(parts) + "\n")
 
 
+def compact(run_dir):
+    """Reduces a finished run directory to what read_runs needs."""
+    path = os.path.join(run_dir, "convergence.csv")
+    if os.path.exists(path):
+        with open(path) as f:
+            reader = csv.DictReader(f)
+            fields, rows = reader.fieldnames, list(reader)
+        kept, last_best, last_row = [], {}, {}
+        for row in rows:
+            solver = row["solver"]
+            if last_best.get(solver) != row["best_normalised_return"]:
+                kept.append(row)
+                last_best[solver] = row["best_normalised_return"]
+            last_row[solver] = row
+        for row in last_row.values():
+            if row not in kept:
+                kept.append(row)
+        kept.sort(key=lambda r: (r["solver"], float(r["elapsed_seconds"])))
+        with open(path, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=fields)
+            writer.writeheader()
+            writer.writerows(kept)
+    for sub in ("workloads", "clusters"):
+        shutil.rmtree(os.path.join(run_dir, sub), ignore_errors=True)
+    for log in glob.glob(os.path.join(run_dir, "logs", "*.log")):
+        os.remove(log)
+
+
 def main():
     args = sys.argv[1:]
+    if len(args) == 2 and args[0] == "--compact":
+        compact(args[1])
+        return
     if not args or args[0].startswith("-"):
         sys.exit(__doc__)
     out = args[0]
