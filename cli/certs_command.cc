@@ -2,6 +2,9 @@
 // certificate per role for a deployment's mutual TLS
 // (common/security/local_certificates.h). --hosts adds names and addresses to
 // the services' certificate beside mmapzero, localhost and 127.0.0.1.
+// `mmapctl certs --out DIR --client NAME`: one more client identity,
+// DIR/NAME.{pem,key}, signed by DIR's CA (jobs belong to the identity that
+// submitted them, so each user gets one).
 #include <iostream>
 #include <string>
 #include <vector>
@@ -17,9 +20,11 @@ namespace mmapzero::cli {
 
 absl::Status RunCerts(const Args& args) {
   constexpr char kUsage[] =
-      "certs --out DIR [--hosts NAME,ADDRESS,...] [--days 365]";
-  ASSIGN_OR_RETURN(const CommandLine line,
-                   CommandLine::Parse(args, {"out", "hosts", "days"}, {}));
+      "certs --out DIR [--hosts NAME,ADDRESS,...] [--days 365] | certs --out "
+      "DIR --client NAME [--days 365]";
+  ASSIGN_OR_RETURN(
+      const CommandLine line,
+      CommandLine::Parse(args, {"out", "hosts", "days", "client"}, {}));
   RETURN_IF_ERROR(line.ExpectPositional(0, kUsage));
   security::LocalCertificatesOptions options;
   ASSIGN_OR_RETURN(options.dir, line.GetRequired("out", kUsage));
@@ -29,6 +34,24 @@ absl::Status RunCerts(const Args& args) {
         absl::StrCat("--days: must be in [1, 3650], got ", days));
   }
   options.validity = absl::Hours(24 * days);
+  if (const std::string client = line.GetString("client", "");
+      !client.empty()) {
+    if (absl::Status written = security::WriteClientCertificate(
+            options.dir, client, options.validity);
+        !written.ok()) {
+      return FlagError(written.code() == absl::StatusCode::kInvalidArgument
+                           ? "client"
+                           : "out",
+                       written);
+    }
+    std::cout << "wrote " << options.dir << "/" << client
+              << ".{pem,key}: a client identity (CN=" << client
+              << "); mmapctl takes --tls-ca " << options.dir
+              << "/ca.pem --tls-cert " << options.dir << "/" << client
+              << ".pem --tls-key " << options.dir << "/" << client
+              << ".key; it sees and cancels only its own jobs\n";
+    return absl::OkStatus();
+  }
   for (const absl::string_view host :
        absl::StrSplit(line.GetString("hosts", ""), ',', absl::SkipEmpty())) {
     options.extra_hosts.emplace_back(host);

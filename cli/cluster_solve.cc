@@ -227,10 +227,8 @@ absl::StatusOr<Solution> SolveOnLocalCluster(const Workload& workload,
                    client->Submit(plan.request));
   const std::string job_id = submitted.job_id();
   log << absl::StrFormat(
-      "submitted %s: %d buffers, heuristic seed normalised return %.4f%s; "
-      "logs in %s\n",
-      job_id, submitted.job().num_buffers(),
-      submitted.job().heuristic_normalised_return(),
+      "submitted %s: %d buffers, %s%s; logs in %s\n", job_id,
+      submitted.job().num_buffers(), DescribeSeed(submitted.job()),
       stage_best.has_value()
           ? absl::StrFormat(", starting from %s's %.4f",
                             plan.seed_stage.solver,

@@ -74,8 +74,11 @@ const std::vector<Command>& AllCommands() {
        "[--learner-jobs N] [--only coordinator,...] [--prometheus]",
        "start, stop or show a whole cluster as processes on this machine",
        RunLocal},
-      {"certs", "certs --out DIR [--hosts NAME,ADDRESS,...] [--days 365]",
-       "make a CA and certificates (worker, client, admin) for mutual TLS",
+      {"certs",
+       "certs --out DIR [--hosts NAME,ADDRESS,...] [--days 365] | certs "
+       "--out DIR --client NAME",
+       "make a CA and certificates (worker, client, admin) for mutual TLS, "
+       "or one more client identity",
        RunCerts},
   };
   return *commands;

@@ -12,6 +12,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "cli/local_cluster.h"
 #include "common/base/address_file.h"
@@ -120,6 +121,14 @@ absl::StatusOr<absl::Duration> ParseDurationFlag(const std::string& flag,
 bool IsFinal(v1::JobState state) {
   return state == v1::JOB_STATE_DONE || state == v1::JOB_STATE_CANCELLED ||
          state == v1::JOB_STATE_FAILED;
+}
+
+std::string DescribeSeed(const v1::JobStatus& job) {
+  if (job.state() == v1::JOB_STATE_SEEDING) {
+    return "heuristic seed solve queued";
+  }
+  return absl::StrFormat("heuristic seed normalised return %.4f",
+                         job.heuristic_normalised_return());
 }
 
 std::string CompactJson(const google::protobuf::Message& message) {

@@ -55,6 +55,11 @@ absl::StatusOr<absl::Duration> ParseDurationFlag(const std::string& flag,
 
 bool IsFinal(v1::JobState state);
 
+// What a just-submitted job's seed says: "heuristic seed normalised return
+// 0.4459", or "heuristic seed solve queued" while the job is still seeding
+// (its seed solve runs after the submit's answer; there is no figure yet).
+std::string DescribeSeed(const v1::JobStatus& job);
+
 // "mmapctl-" and 32 random hex digits: a submission's idempotency key.
 std::string NewRequestId();
 

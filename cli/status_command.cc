@@ -42,6 +42,7 @@ void PrintStatus(const v1::JobStatus& job, std::ostream& out) {
   };
   row("job", job.job_id());
   row("name", job.name());
+  if (!job.owner().empty()) row("owner", job.owner());
   row("state", rpc::JobStateName(job.state()));
   if (!job.error().empty()) row("error", job.error());
   row("workload",

@@ -117,15 +117,14 @@ absl::Status RunSubmit(const Args& args) {
   }
   const v1::JobStatus& job = response->job();
   std::cerr << absl::StrFormat(
-      "submitted %s to %s: '%s', %d buffers, %s, budget %s%s; heuristic "
-      "seed normalised return %.4f\n",
+      "submitted %s to %s: '%s', %d buffers, %s, budget %s%s; %s\n",
       response->job_id(), client->address(), job.name(), job.num_buffers(),
       job.preset().empty() ? "config from file" : "preset " + job.preset(),
       absl::FormatDuration(absl::Seconds(job.budget().wall_seconds())),
       job.budget().learner_steps() > 0
           ? absl::StrCat(" or ", job.budget().learner_steps(), " steps")
           : "",
-      job.heuristic_normalised_return());
+      DescribeSeed(job));
   std::cout << response->job_id() << "\n";
   return absl::OkStatus();
 }

@@ -213,6 +213,7 @@ absl::StatusOr<v1::JobStatus> Coordinator::StatusLocked(const JobRecord& job) {
   }
   SetStartFigures(job, &status);
   status.set_initial_network(job.initial_network);
+  status.set_owner(job.owner);
   const absl::StatusOr<JobNetwork> network =
       store_->GetJobNetwork(job.id, JobNetworkKind::kLatest, false);
   if (network.ok()) {
@@ -316,8 +317,22 @@ Coordinator::EarlierSubmitLocked(const SubmitKey& key) {
   return std::optional<v1::SubmitJobResponse>(std::move(response));
 }
 
+absl::Status Coordinator::CheckOwner(const JobRecord& job,
+                                     const Caller& caller,
+                                     absl::string_view method) {
+  if (caller.Owns(job.owner)) return absl::OkStatus();
+  service::LogLine("warning", "refused",
+                   {{"method", std::string(method)},
+                    {"caller", caller.identity},
+                    {"job", FormatJobId(job.id)}});
+  return absl::PermissionDeniedError(absl::StrCat(
+      "job_id: ", FormatJobId(job.id),
+      " belongs to another identity; a client reads, watches and cancels "
+      "only the jobs it submitted (an admin, every job)"));
+}
+
 absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
-    const v1::SubmitJobRequest& request) {
+    const v1::SubmitJobRequest& request, const Caller& caller) {
   RETURN_IF_ERROR(CheckSubmittedWorkload(request));
   ASSIGN_OR_RETURN(const v1::Budget budget, CheckBudget(request.budget()));
   ASSIGN_OR_RETURN(const MuZeroConfig config, TrainingConfigOf(request));
@@ -343,19 +358,29 @@ absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
   if (key.has_value()) {  // a resent submit gets the job the first made
     ASSIGN_OR_RETURN(std::optional<v1::SubmitJobResponse> earlier,
                      EarlierSubmitLocked(*key));
-    if (earlier.has_value()) return *std::move(earlier);
+    if (earlier.has_value()) {
+      // Another identity's key: its job is not this caller's to see.
+      if (!caller.Owns(earlier->job().owner())) {
+        return absl::AlreadyExistsError(absl::StrCat(
+            "request_id '", key->key,
+            "' is taken by another identity's submission; choose a new "
+            "request_id"));
+      }
+      return *std::move(earlier);
+    }
   }
   // Refused before anything is stored; only this method adds (under mu_),
   // so the room checked here is still there below.
   RETURN_IF_ERROR(seeds_->CheckRoom());
   JobRecord job;
   job.uid = RandomHex128();  // never reused, unlike job ids
-  job.name = request.name().empty() ? workload.name() : request.name();
+  job.name = JobNameOf(request);
+  job.owner = caller.identity;
   job.state = v1::JOB_STATE_SEEDING;
   job.config = config;
   job.budget = budget;
   ASSIGN_OR_RETURN(const std::optional<JobNetwork> start_network,
-                   ResolveStartNetworkLocked(&job));
+                   ResolveStartNetworkLocked(&job, caller));
   job.workload_name = workload.name();
   job.num_buffers = workload.buffers_size();
   job.created_ms = NowMs();
@@ -388,6 +413,10 @@ absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
                       {"error", std::string(queued.message())}});
   }
 
+  service::LogLine("info", "job_submitted",
+                   {{"job", FormatJobId(job.id)},
+                    {"owner", job.owner},
+                    {"buffers", absl::StrCat(job.num_buffers)}});
   v1::SubmitJobResponse response;
   response.set_job_id(FormatJobId(job.id));
   ASSIGN_OR_RETURN(*response.mutable_job(), StatusLocked(job));
@@ -453,7 +482,7 @@ void Coordinator::SeedJob(int64_t job_id,
 }
 
 absl::StatusOr<v1::ListJobsResponse> Coordinator::ListJobs(
-    const v1::ListJobsRequest& request) {
+    const v1::ListJobsRequest& request, const Caller& caller) {
   RETURN_IF_ERROR(CheckListJobs(request));
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
@@ -465,27 +494,30 @@ absl::StatusOr<v1::ListJobsResponse> Coordinator::ListJobs(
         request.states().empty() ||
         std::find(request.states().begin(), request.states().end(),
                   job.state) != request.states().end();
-    if (!wanted) continue;
+    if (!wanted || !caller.Owns(job.owner)) continue;
     ASSIGN_OR_RETURN(*response.add_jobs(), StatusLocked(job));
   }
   return response;
 }
 
 absl::StatusOr<v1::JobStatus> Coordinator::GetJob(
-    const v1::GetJobRequest& request) {
+    const v1::GetJobRequest& request, const Caller& caller,
+    absl::string_view method) {
   ASSIGN_OR_RETURN(const int64_t id, ParseJobId("job_id", request.job_id()));
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
   ASSIGN_OR_RETURN(const JobRecord job, JobLocked(id));
+  RETURN_IF_ERROR(CheckOwner(job, caller, method));
   return StatusLocked(job);
 }
 
 absl::StatusOr<v1::JobStatus> Coordinator::CancelJob(
-    const v1::CancelJobRequest& request) {
+    const v1::CancelJobRequest& request, const Caller& caller) {
   ASSIGN_OR_RETURN(const int64_t id, ParseJobId("job_id", request.job_id()));
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
   ASSIGN_OR_RETURN(JobRecord job, JobLocked(id));
+  RETURN_IF_ERROR(CheckOwner(job, caller, "CancelJob"));
   if (job.state == v1::JOB_STATE_DONE || job.state == v1::JOB_STATE_FAILED) {
     return absl::FailedPreconditionError(absl::StrCat(
         "job_id: job '", request.job_id(), "' is ",
@@ -505,17 +537,22 @@ absl::StatusOr<v1::JobStatus> Coordinator::CancelJob(
         !transaction.ok()) {
       return transaction;
     }
+    service::LogLine("info", "job_cancelled",
+                     {{"job", FormatJobId(job.id)},
+                      {"by", caller.identity},
+                      {"reason", reason}});
   }
   if (seeding) seeds_->Cancel(id);  // its seed solve stops: no longer needed
   return StatusLocked(job);
 }
 
 absl::StatusOr<v1::GetBestSolutionResponse> Coordinator::GetBestSolution(
-    const v1::GetBestSolutionRequest& request) {
+    const v1::GetBestSolutionRequest& request, const Caller& caller) {
   ASSIGN_OR_RETURN(const int64_t id, ParseJobId("job_id", request.job_id()));
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
   ASSIGN_OR_RETURN(const JobRecord job, JobLocked(id));
+  RETURN_IF_ERROR(CheckOwner(job, caller, "GetBestSolution"));
   absl::StatusOr<BestSolution> found = store_->GetBest(id);
   if (absl::IsNotFound(found.status())) {
     return absl::FailedPreconditionError(absl::StrCat(

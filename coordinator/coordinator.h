@@ -32,6 +32,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "coordinator/caller.h"
 #include "coordinator/job_store.h"
 #include "coordinator/seed_queue.h"
 #include "proto/job.pb.h"
@@ -88,15 +89,6 @@ struct NetworkBytes {
   uint32_t crc32c = 0;
 };
 
-// Who calls a registry method (access_policy.h): the identity an import
-// is owned by and a delete is checked against. Everyone may do everything
-// when the coordinator authenticates nobody.
-struct RegistryCaller {
-  std::string identity;  // "" when nobody is authenticated
-  bool authenticated = false;
-  bool admin = false;
-};
-
 // A job's status for watchers, with counters that change with it.
 struct JobSnapshot {
   v1::JobStatus status;
@@ -129,16 +121,26 @@ class Coordinator {
   // seed solve; the job is QUEUED with the seed as its best once that has
   // run (FAILED when it cannot). A submitted start is checked here and is
   // the first best until a better seed replaces it.
+  // A job belongs to the caller that submitted it (caller.h): ListJobs
+  // lists only the caller's own, and the others refuse another's job with
+  // PermissionDenied (logged with the method, the caller and the job). The
+  // default caller (nobody authenticated) owns everything.
   absl::StatusOr<v1::SubmitJobResponse> SubmitJob(
-      const v1::SubmitJobRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
-  absl::StatusOr<v1::ListJobsResponse> ListJobs(
-      const v1::ListJobsRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
-  absl::StatusOr<v1::JobStatus> GetJob(const v1::GetJobRequest& request)
+      const v1::SubmitJobRequest& request, const Caller& caller = {})
       ABSL_LOCKS_EXCLUDED(mu_);
-  absl::StatusOr<v1::JobStatus> CancelJob(const v1::CancelJobRequest& request)
+  absl::StatusOr<v1::ListJobsResponse> ListJobs(
+      const v1::ListJobsRequest& request, const Caller& caller = {})
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<v1::JobStatus> GetJob(const v1::GetJobRequest& request,
+                                       const Caller& caller = {},
+                                       absl::string_view method = "GetJob")
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<v1::JobStatus> CancelJob(const v1::CancelJobRequest& request,
+                                          const Caller& caller = {})
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<v1::GetBestSolutionResponse> GetBestSolution(
-      const v1::GetBestSolutionRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
+      const v1::GetBestSolutionRequest& request, const Caller& caller = {})
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // WorkerService.
   absl::StatusOr<v1::RegisterResponse> Register(
@@ -160,18 +162,21 @@ class Coordinator {
   absl::StatusOr<v1::ListNetworksResponse> ListNetworks()
       ABSL_LOCKS_EXCLUDED(mu_);
   // A registered network, or by its id a job's newest network (with its
-  // lineage), so that a job's network can be read and exported too.
-  absl::StatusOr<v1::NetworkInfo> GetNetwork(const v1::GetNetworkRequest& request)
+  // lineage), so that a job's network can be read and exported too; a
+  // job's only by a caller that owns the job (CheckOwner).
+  absl::StatusOr<v1::NetworkInfo> GetNetwork(
+      const v1::GetNetworkRequest& request, const Caller& caller = {})
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<std::shared_ptr<const NetworkBytes>> ExportNetwork(
-      const std::string& name) ABSL_LOCKS_EXCLUDED(mu_);
+      const std::string& name, const Caller& caller = {})
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Registers `bytes` (a file) or, with `request.from_job()`, that job's
   // newest network, under request.info().name(), owned by `caller`.
   absl::StatusOr<v1::NetworkInfo> ImportNetwork(
       const v1::ImportNetworkRequest& request, std::string bytes,
-      const RegistryCaller& caller) ABSL_LOCKS_EXCLUDED(mu_);
+      const Caller& caller) ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<v1::DeleteNetworkResponse> DeleteNetwork(
-      const v1::DeleteNetworkRequest& request, const RegistryCaller& caller)
+      const v1::DeleteNetworkRequest& request, const Caller& caller)
       ABSL_LOCKS_EXCLUDED(mu_);
   // FetchJobNetwork's bytes: the job's starting network, for the holder
   // of its live learner lease (PermissionDenied otherwise).
@@ -239,6 +244,10 @@ class Coordinator {
 
   int64_t NowMs() const;
   absl::Status CheckOpenLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // OK when `caller` owns `job` (caller.h); PermissionDenied otherwise,
+  // logged as `refused` with `method`, the caller and the job.
+  static absl::Status CheckOwner(const JobRecord& job, const Caller& caller,
+                                 absl::string_view method);
   // The job's row; NotFound "job_id: no job 'job-000042'".
   absl::StatusOr<JobRecord> JobLocked(int64_t job_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -256,18 +265,21 @@ class Coordinator {
   // registered network or a job (its config's value becomes "sha256:" and
   // the copy's checksum; job->initial_network keeps the name); nullopt for
   // a file, none, default or unset. InvalidArgument naming the field.
+  // A job named is `caller`'s (the submitter's) to start from, or refused.
   absl::StatusOr<std::optional<JobNetwork>> ResolveStartNetworkLocked(
-      JobRecord* job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+      JobRecord* job, const Caller& caller) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // What the job's newest network was trained on: its start's lineage
-  // plus the job's own workload and steps. NotFound without a network.
+  // plus the job's own workload and steps. NotFound without a network;
+  // PermissionDenied when `caller` does not own the job (`method` logged).
   absl::StatusOr<std::pair<v1::NetworkInfo, std::string>> JobNetworkLocked(
-      int64_t job_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+      int64_t job_id, const Caller& caller, absl::string_view method)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A registered network's info (and bytes when asked), or with a job id
   // ("job-000012") the job's newest network as JobNetworkLocked gives it,
   // named by the id. NotFound for an unknown name or a job without one.
   absl::StatusOr<std::pair<v1::NetworkInfo, std::string>> NamedNetworkLocked(
-      const std::string& name, bool with_bytes)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+      const std::string& name, bool with_bytes, const Caller& caller,
+      absl::string_view method) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether `worker_id` is the job's learner now, or was when the job
   // ended less than kLateNetworkReport ago.
   bool IsJobLearnerLocked(int64_t job_id, int64_t worker_id)

@@ -3,13 +3,17 @@
 // bearer tokens), called by real channels speaking as each role. A client
 // submits and lists but may not register as a worker; a worker registers
 // but may not submit or cancel; a caller without a certificate is
-// UNAUTHENTICATED and a plaintext caller cannot connect at all.
+// UNAUTHENTICATED and a plaintext caller cannot connect at all. A job
+// belongs to the client that submitted it: a second client identity can
+// neither list, read, watch, pull the best of nor cancel it; an admin can.
 #include <grpcpp/grpcpp.h>
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/base/atomic_file.h"
+#include "common/features/config_presets.h"
 #include "common/rpc/client_channel.h"
 #include "common/security/local_certificates.h"
 #include "common/security/transport_security.h"
@@ -20,7 +24,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/job.grpc.pb.h"
+#include "proto/network.grpc.pb.h"
 #include "proto/worker.grpc.pb.h"
+#include "worker/wait_for.h"
+#include "worker/worker_session.h"
 
 namespace mmapzero::coordinator {
 namespace {
@@ -79,6 +86,69 @@ class CoordinatorAccessTest : public ::testing::Test {
     return stub->SubmitJob(Deadlined().get(), request, &response);
   }
 
+  // Submits examples/small.json as `as`; the job's id ("" when refused).
+  std::string SubmitAs(const security::TransportSecurity& as) {
+    absl::StatusOr<Workload> workload =
+        ReadWorkload(std::string(MMAPZERO_SOURCE_DIR) + "/examples/small.json");
+    EXPECT_TRUE(workload.ok());
+    v1::SubmitJobRequest request;
+    *request.mutable_workload() = *workload;
+    auto stub = v1::JobService::NewStub(rpc::MakeClientChannel(address_, as));
+    v1::SubmitJobResponse response;
+    const grpc::Status status =
+        stub->SubmitJob(Deadlined().get(), request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response.job_id();
+  }
+
+  std::vector<std::string> ListedIds(const security::TransportSecurity& as) {
+    auto stub = v1::JobService::NewStub(rpc::MakeClientChannel(address_, as));
+    v1::ListJobsResponse response;
+    const grpc::Status status =
+        stub->ListJobs(Deadlined().get(), v1::ListJobsRequest(), &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    std::vector<std::string> ids;
+    for (const v1::JobStatus& job : response.jobs()) ids.push_back(job.job_id());
+    return ids;
+  }
+
+  // Each client method on `job_id` as `as`: GetJob, WatchJob,
+  // GetBestSolution, CancelJob (last), with their codes.
+  std::vector<grpc::StatusCode> JobCalls(const security::TransportSecurity& as,
+                                         const std::string& job_id) {
+    auto stub = v1::JobService::NewStub(rpc::MakeClientChannel(address_, as));
+    std::vector<grpc::StatusCode> codes;
+    v1::GetJobRequest get;
+    get.set_job_id(job_id);
+    v1::JobStatus status;
+    codes.push_back(stub->GetJob(Deadlined().get(), get, &status).error_code());
+    v1::WatchJobRequest watch;
+    watch.set_job_id(job_id);
+    const std::unique_ptr<grpc::ClientContext> context = Deadlined();
+    std::unique_ptr<grpc::ClientReader<v1::JobProgress>> reader =
+        stub->WatchJob(context.get(), watch);
+    v1::JobProgress progress;
+    if (reader->Read(&progress)) {
+      context->TryCancel();  // it was allowed: one progress is enough
+      while (reader->Read(&progress)) {
+      }
+      reader->Finish();
+      codes.push_back(grpc::StatusCode::OK);
+    } else {
+      codes.push_back(reader->Finish().error_code());
+    }
+    v1::GetBestSolutionRequest best;
+    best.set_job_id(job_id);
+    v1::GetBestSolutionResponse solution;
+    codes.push_back(
+        stub->GetBestSolution(Deadlined().get(), best, &solution).error_code());
+    v1::CancelJobRequest cancel;
+    cancel.set_job_id(job_id);
+    codes.push_back(
+        stub->CancelJob(Deadlined().get(), cancel, &status).error_code());
+    return codes;
+  }
+
   grpc::Status Register(const security::TransportSecurity& as) {
     auto stub =
         v1::WorkerService::NewStub(rpc::MakeClientChannel(address_, as));
@@ -117,6 +187,82 @@ TEST_F(CoordinatorAccessTest, EachRoleCallsOnlyItsOwnMethods) {
 
   EXPECT_TRUE(List(admin).ok());
   EXPECT_TRUE(Register(admin).ok());
+}
+
+TEST_F(CoordinatorAccessTest, AClientSeesAndCancelsOnlyItsOwnJobs) {
+  // A second client identity, as `mmapctl certs --client bob` issues it.
+  ASSERT_TRUE(
+      security::WriteClientCertificate(certificates_, "bob", absl::Hours(1))
+          .ok());
+  EXPECT_EQ(
+      security::WriteClientCertificate(certificates_, "bob", absl::Hours(1))
+          .code(),
+      absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(
+      security::WriteClientCertificate(certificates_, "admin", absl::Hours(1))
+          .code(),
+      absl::StatusCode::kInvalidArgument);
+  Start(Identity("worker"));
+  const security::TransportSecurity alice = Identity("client");
+  const security::TransportSecurity bob = Identity("bob");
+  const security::TransportSecurity admin = Identity("admin");
+
+  const std::string alices = SubmitAs(alice);
+  const std::string bobs = SubmitAs(bob);
+  ASSERT_FALSE(alices.empty());
+  ASSERT_FALSE(bobs.empty());
+  ASSERT_TRUE(server_->coordinator().AwaitSeeded(absl::Seconds(30)));
+
+  EXPECT_THAT(ListedIds(alice), ::testing::ElementsAre(alices));
+  EXPECT_THAT(ListedIds(bob), ::testing::ElementsAre(bobs));
+  EXPECT_THAT(ListedIds(admin), ::testing::ElementsAre(bobs, alices));
+
+  // Bob on Alice's job: every method refused, and the job goes on.
+  const grpc::StatusCode denied = grpc::StatusCode::PERMISSION_DENIED;
+  EXPECT_THAT(JobCalls(bob, alices),
+              ::testing::ElementsAre(denied, denied, denied, denied));
+  auto stub = v1::JobService::NewStub(rpc::MakeClientChannel(address_, bob));
+  v1::CancelJobRequest cancel;
+  cancel.set_job_id(alices);
+  v1::JobStatus status;
+  const grpc::Status refused =
+      stub->CancelJob(Deadlined().get(), cancel, &status);
+  EXPECT_THAT(refused.error_message(),
+              HasSubstr(alices + " belongs to another identity"));
+  v1::GetJobRequest get;
+  get.set_job_id(alices);
+  ASSERT_TRUE(server_->coordinator().GetJob(get).ok());
+  EXPECT_EQ(server_->coordinator().GetJob(get)->state(),
+            v1::JOB_STATE_QUEUED);
+  EXPECT_THAT(server_->coordinator().GetJob(get)->owner(),
+              HasSubstr("CN=mmapzero-client"));
+  // Nor its network, by reading it or by starting a job from it.
+  auto registry =
+      v1::NetworkRegistry::NewStub(rpc::MakeClientChannel(address_, bob));
+  v1::GetNetworkRequest network;
+  network.set_name(alices);
+  v1::NetworkInfo info;
+  EXPECT_EQ(registry->GetNetwork(Deadlined().get(), network, &info)
+                .error_code(),
+            denied);
+  absl::StatusOr<Workload> workload =
+      ReadWorkload(std::string(MMAPZERO_SOURCE_DIR) + "/examples/small.json");
+  ASSERT_TRUE(workload.ok());
+  v1::SubmitJobRequest from_alices;
+  *from_alices.mutable_workload() = *workload;
+  *from_alices.mutable_config() = features::CpuPreset();
+  from_alices.mutable_config()->mutable_training()->set_initial_network(
+      alices);
+  v1::SubmitJobResponse submitted;
+  EXPECT_EQ(
+      stub->SubmitJob(Deadlined().get(), from_alices, &submitted).error_code(),
+      denied);
+
+  // Alice on her own job, and an admin on Bob's: all allowed.
+  const grpc::StatusCode ok = grpc::StatusCode::OK;
+  EXPECT_THAT(JobCalls(alice, alices),
+              ::testing::ElementsAre(ok, ok, ok, ok));
+  EXPECT_THAT(JobCalls(admin, bobs), ::testing::ElementsAre(ok, ok, ok, ok));
 }
 
 TEST_F(CoordinatorAccessTest, CallerWithoutCertificateIsUnauthenticated) {
@@ -182,6 +328,35 @@ TEST_F(CoordinatorAccessTest, BearerTokensGrantTheirRoles) {
   EXPECT_THAT(refused.error_message(), HasSubstr("no accepted bearer token"));
   EXPECT_EQ(List(security::TransportSecurity()).error_code(),
             grpc::StatusCode::UNAUTHENTICATED);
+}
+
+// A worker whose identity the coordinator refuses does not retry forever:
+// its session stops at the first refusal, without the worker registering.
+// Here the process's own channels send a client's token (PERMISSION_DENIED:
+// the wrong role), then none at all (UNAUTHENTICATED).
+TEST_F(CoordinatorAccessTest, AWorkerRefusedForGoodStopsTrying) {
+  security::TransportSecurity server;
+  server.accepted_tokens = {{"c-0123456789abcdef", security::Role::kClient},
+                            {"w-0123456789abcdef", security::Role::kWorker}};
+  for (const std::string token : {"c-0123456789abcdef", ""}) {
+    SCOPED_TRACE(token.empty() ? "no token" : "a client's token");
+    server.bearer_token = token;
+    Start(server);
+    absl::StatusOr<std::unique_ptr<worker::WorkerSession>> session =
+        worker::WorkerSession::Start(
+            {.coordinator = address_,
+             .role = v1::WORKER_ROLE_ACTOR,
+             .name = "refused-actor",
+             .rpc_deadline = absl::Seconds(5)});
+    ASSERT_TRUE(session.ok()) << session.status();
+    EXPECT_TRUE(worker::WaitFor([&] { return (*session)->refused(); }));
+    absl::SleepFor(absl::Seconds(1));  // no retries: still nobody registered
+    EXPECT_EQ((*session)->heartbeats(), 0);
+    EXPECT_EQ((*session)->worker_id(), "");
+    EXPECT_TRUE(server_->coordinator().LiveWorkers().empty());
+    (*session)->Stop();
+    server_.reset();
+  }
 }
 
 TEST_F(CoordinatorAccessTest, WithoutAuthenticationEveryCallerMayCall) {

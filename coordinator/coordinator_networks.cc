@@ -63,7 +63,7 @@ std::string WorkloadSha256(const Workload& workload) {
 }  // namespace
 
 absl::StatusOr<std::optional<JobNetwork>>
-Coordinator::ResolveStartNetworkLocked(JobRecord* job) {
+Coordinator::ResolveStartNetworkLocked(JobRecord* job, const Caller& caller) {
   using features::NetworkReference;
   TrainingConfig* training = job->config.mutable_training();
   const std::string name = training->initial_network();
@@ -93,7 +93,7 @@ Coordinator::ResolveStartNetworkLocked(JobRecord* job) {
     case NetworkReference::kJob: {
       ASSIGN_OR_RETURN(const int64_t source, ParseJobId(kField, name));
       absl::StatusOr<std::pair<v1::NetworkInfo, std::string>> network =
-          JobNetworkLocked(source);
+          JobNetworkLocked(source, caller, "SubmitJob");
       if (absl::IsNotFound(network.status())) {
         return absl::InvalidArgumentError(
             absl::StrCat(kField, ": ", network.status().message()));
@@ -114,8 +114,10 @@ Coordinator::ResolveStartNetworkLocked(JobRecord* job) {
 }
 
 absl::StatusOr<std::pair<v1::NetworkInfo, std::string>>
-Coordinator::JobNetworkLocked(int64_t job_id) {
-  RETURN_IF_ERROR(JobLocked(job_id).status());
+Coordinator::JobNetworkLocked(int64_t job_id, const Caller& caller,
+                              absl::string_view method) {
+  ASSIGN_OR_RETURN(const JobRecord job, JobLocked(job_id));
+  RETURN_IF_ERROR(CheckOwner(job, caller, method));
   absl::StatusOr<JobNetwork> latest =
       store_->GetJobNetwork(job_id, JobNetworkKind::kLatest, true);
   if (absl::IsNotFound(latest.status())) {
@@ -168,10 +170,12 @@ absl::StatusOr<v1::ListNetworksResponse> Coordinator::ListNetworks() {
 }
 
 absl::StatusOr<std::pair<v1::NetworkInfo, std::string>>
-Coordinator::NamedNetworkLocked(const std::string& name, bool with_bytes) {
+Coordinator::NamedNetworkLocked(const std::string& name, bool with_bytes,
+                                const Caller& caller,
+                                absl::string_view method) {
   if (features::ClassifyNetwork(name) == features::NetworkReference::kJob) {
     ASSIGN_OR_RETURN(const int64_t job_id, ParseJobId("name", name));
-    ASSIGN_OR_RETURN(auto network, JobNetworkLocked(job_id));
+    ASSIGN_OR_RETURN(auto network, JobNetworkLocked(job_id, caller, method));
     network.first.set_name(name);
     return network;
   }
@@ -185,20 +189,22 @@ Coordinator::NamedNetworkLocked(const std::string& name, bool with_bytes) {
 }
 
 absl::StatusOr<v1::NetworkInfo> Coordinator::GetNetwork(
-    const v1::GetNetworkRequest& request) {
+    const v1::GetNetworkRequest& request, const Caller& caller) {
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
-  ASSIGN_OR_RETURN(auto network, NamedNetworkLocked(request.name(), false));
+  ASSIGN_OR_RETURN(auto network, NamedNetworkLocked(request.name(), false,
+                                                    caller, "GetNetwork"));
   return std::move(network.first);
 }
 
 absl::StatusOr<std::shared_ptr<const NetworkBytes>> Coordinator::ExportNetwork(
-    const std::string& name) {
+    const std::string& name, const Caller& caller) {
   std::string bytes;
   {
     absl::MutexLock lock(&mu_);
     RETURN_IF_ERROR(CheckOpenLocked());
-    ASSIGN_OR_RETURN(auto network, NamedNetworkLocked(name, true));
+    ASSIGN_OR_RETURN(auto network,
+                     NamedNetworkLocked(name, true, caller, "ExportNetwork"));
     bytes = std::move(network.second);
   }
   return Shared(std::move(bytes));
@@ -206,7 +212,7 @@ absl::StatusOr<std::shared_ptr<const NetworkBytes>> Coordinator::ExportNetwork(
 
 absl::StatusOr<v1::NetworkInfo> Coordinator::ImportNetwork(
     const v1::ImportNetworkRequest& request, std::string bytes,
-    const RegistryCaller& caller) {
+    const Caller& caller) {
   const v1::NetworkInfo& asked = request.info();
   RETURN_IF_ERROR(features::CheckNetworkName(asked.name(), "info.name"));
   if (asked.description().size() > 4096) {
@@ -243,7 +249,8 @@ absl::StatusOr<v1::NetworkInfo> Coordinator::ImportNetwork(
   if (!request.from_job().empty()) {
     ASSIGN_OR_RETURN(const int64_t job_id,
                      ParseJobId("from_job", request.from_job()));
-    ASSIGN_OR_RETURN(auto network, JobNetworkLocked(job_id));
+    ASSIGN_OR_RETURN(auto network,
+                     JobNetworkLocked(job_id, caller, "ImportNetwork"));
     info = std::move(network.first);
     bytes = std::move(network.second);
   } else {
@@ -276,14 +283,13 @@ absl::StatusOr<v1::NetworkInfo> Coordinator::ImportNetwork(
 }
 
 absl::StatusOr<v1::DeleteNetworkResponse> Coordinator::DeleteNetwork(
-    const v1::DeleteNetworkRequest& request, const RegistryCaller& caller) {
+    const v1::DeleteNetworkRequest& request, const Caller& caller) {
   RETURN_IF_ERROR(features::CheckNetworkName(request.name()));
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
   ASSIGN_OR_RETURN(const v1::NetworkInfo info,
                    store_->GetNetworkInfo(request.name()));
-  if (caller.authenticated && !caller.admin &&
-      caller.identity != info.owner()) {
+  if (!caller.Owns(info.owner())) {
     return absl::PermissionDeniedError(absl::StrCat(
         "network '", info.name(), "' belongs to '", info.owner(),
         "'; only its owner or an admin may delete it"));

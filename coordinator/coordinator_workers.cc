@@ -63,7 +63,7 @@ absl::Status Coordinator::ApplyCountersLocked(
   RETURN_IF_ERROR(job.status());
   (*reported)[*id] = counters.demonstrated_return();
 
-  RETURN_IF_ERROR(store_->PutCounters(
+  RETURN_IF_ERROR(store_->RecordCounters(
       *id, worker.id,
       WorkCounters{counters.games(), counters.moves(), counters.simulations(),
                    counters.reanalysed()}));

@@ -1,5 +1,8 @@
 #include "coordinator/job_service.h"
 
+#include "common/base/status_macros.h"
+#include "coordinator/caller.h"
+
 namespace mmapzero::coordinator {
 
 using rpc::ServeUnary;
@@ -9,7 +12,11 @@ grpc::Status JobServiceImpl::SubmitJob(grpc::ServerContext* context,
                                        v1::SubmitJobResponse* response) {
   return ServeUnary(
       "SubmitJob", *context, observer_,
-      [&] { return coordinator_->SubmitJob(*request); }, response);
+      [&]() -> absl::StatusOr<v1::SubmitJobResponse> {
+        ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
+        return coordinator_->SubmitJob(*request, caller);
+      },
+      response);
 }
 
 grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext* context,
@@ -17,7 +24,11 @@ grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext* context,
                                       v1::ListJobsResponse* response) {
   return ServeUnary(
       "ListJobs", *context, observer_,
-      [&] { return coordinator_->ListJobs(*request); }, response);
+      [&]() -> absl::StatusOr<v1::ListJobsResponse> {
+        ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
+        return coordinator_->ListJobs(*request, caller);
+      },
+      response);
 }
 
 grpc::Status JobServiceImpl::GetJob(grpc::ServerContext* context,
@@ -25,13 +36,27 @@ grpc::Status JobServiceImpl::GetJob(grpc::ServerContext* context,
                                     v1::JobStatus* response) {
   return ServeUnary(
       "GetJob", *context, observer_,
-      [&] { return coordinator_->GetJob(*request); }, response);
+      [&]() -> absl::StatusOr<v1::JobStatus> {
+        ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
+        return coordinator_->GetJob(*request, caller);
+      },
+      response);
 }
 
 grpc::Status JobServiceImpl::WatchJob(
     grpc::ServerContext* context, const v1::WatchJobRequest* request,
     grpc::ServerWriter<v1::JobProgress>* writer) {
-  return rpc::ServeStream("WatchJob", *context, observer_, [&] {
+  return rpc::ServeStream("WatchJob", *context, observer_, [&]() -> absl::Status {
+    // Another identity's job is refused before the first progress; the
+    // watch reports an unknown or malformed id itself.
+    ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
+    v1::GetJobRequest job;
+    job.set_job_id(request->job_id());
+    if (const absl::Status owned =
+            coordinator_->GetJob(job, caller, "WatchJob").status();
+        absl::IsPermissionDenied(owned)) {
+      return owned;
+    }
     JobWatch watch(coordinator_, watch_options_);
     return watch.Run(
         request->job_id(),
@@ -47,7 +72,11 @@ grpc::Status JobServiceImpl::CancelJob(grpc::ServerContext* context,
                                        v1::JobStatus* response) {
   return ServeUnary(
       "CancelJob", *context, observer_,
-      [&] { return coordinator_->CancelJob(*request); }, response);
+      [&]() -> absl::StatusOr<v1::JobStatus> {
+        ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
+        return coordinator_->CancelJob(*request, caller);
+      },
+      response);
 }
 
 grpc::Status JobServiceImpl::GetBestSolution(
@@ -55,7 +84,11 @@ grpc::Status JobServiceImpl::GetBestSolution(
     v1::GetBestSolutionResponse* response) {
   return ServeUnary(
       "GetBestSolution", *context, observer_,
-      [&] { return coordinator_->GetBestSolution(*request); }, response);
+      [&]() -> absl::StatusOr<v1::GetBestSolutionResponse> {
+        ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
+        return coordinator_->GetBestSolution(*request, caller);
+      },
+      response);
 }
 
 }  // namespace mmapzero::coordinator

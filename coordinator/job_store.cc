@@ -15,7 +15,7 @@ constexpr char kJobColumns[] =
     "workload_name, num_buffers, created_ms, started_ms, finished_ms, error, "
     "heuristic_normalised_return, learner_report, uid, learner_epoch, "
     "heuristic_latency_us, seed_stage_normalised_return, "
-    "seed_stage_latency_us, seed_stage_solver, initial_network";
+    "seed_stage_latency_us, seed_stage_solver, initial_network, owner";
 
 // The schema of version 1. Enum columns hold the proto enum numbers.
 std::string SchemaV1() {
@@ -129,6 +129,24 @@ constexpr char kSchemaV7Additions[] =
     "  PRIMARY KEY (job_id, kind));"
     "ALTER TABLE jobs ADD COLUMN initial_network TEXT NOT NULL DEFAULT '';";
 
+// What version 8 added to version 7: who owns each job (the identity that
+// submitted it; "" for the jobs stored before, which are an admin's), and
+// each worker's counters for a job as it last reported them, beside the
+// totals it has added (RecordCounters). A row stored before holds its
+// totals as its last report.
+constexpr char kSchemaV8Additions[] =
+    "ALTER TABLE jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE job_counters ADD COLUMN reported_games INTEGER NOT NULL "
+    "DEFAULT 0;"
+    "ALTER TABLE job_counters ADD COLUMN reported_moves INTEGER NOT NULL "
+    "DEFAULT 0;"
+    "ALTER TABLE job_counters ADD COLUMN reported_simulations INTEGER NOT NULL "
+    "DEFAULT 0;"
+    "ALTER TABLE job_counters ADD COLUMN reported_reanalysed INTEGER NOT NULL "
+    "DEFAULT 0;"
+    "UPDATE job_counters SET reported_games = games, reported_moves = moves, "
+    "reported_simulations = simulations, reported_reanalysed = reanalysed;";
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(
@@ -178,6 +196,7 @@ absl::Status JobStore::CreateOrCheckSchema() {
       RETURN_IF_ERROR(db_->Exec(kSchemaV5Additions));
       RETURN_IF_ERROR(db_->Exec(kSchemaV6Additions));
       RETURN_IF_ERROR(db_->Exec(kSchemaV7Additions));
+      RETURN_IF_ERROR(db_->Exec(kSchemaV8Additions));
       ASSIGN_OR_RETURN(
           Statement insert,
           db_->Prepare("INSERT INTO schema_version (version) VALUES (?)"));
@@ -187,13 +206,14 @@ absl::Status JobStore::CreateOrCheckSchema() {
                      db_->Prepare("SELECT version FROM schema_version"));
     ASSIGN_OR_RETURN(const bool row, version.Step());
     const int64_t found = row ? version.ColumnInt(0) : -1;
-    if (found >= 1 && found <= 6) {  // upgrade in place, in this transaction
+    if (found >= 1 && found <= 7) {  // upgrade in place, in this transaction
       if (found <= 1) RETURN_IF_ERROR(db_->Exec(kSchemaV2Additions));
       if (found <= 2) RETURN_IF_ERROR(db_->Exec(kSchemaV3Additions));
       if (found <= 3) RETURN_IF_ERROR(db_->Exec(kSchemaV4Additions));
       if (found <= 4) RETURN_IF_ERROR(db_->Exec(kSchemaV5Additions));
       if (found <= 5) RETURN_IF_ERROR(db_->Exec(kSchemaV6Additions));
-      RETURN_IF_ERROR(db_->Exec(kSchemaV7Additions));
+      if (found <= 6) RETURN_IF_ERROR(db_->Exec(kSchemaV7Additions));
+      RETURN_IF_ERROR(db_->Exec(kSchemaV8Additions));
       return Write("UPDATE schema_version SET version = ?",
                    [](Statement& update) { update.Bind(1, kSchemaVersion); });
     }
@@ -231,7 +251,7 @@ absl::StatusOr<int64_t> JobStore::CreateJob(const JobRecord& job,
     RETURN_IF_ERROR(Write(
         absl::StrCat("INSERT INTO jobs (", kJobColumns,
                      ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                     "?, ?, ?, ?, ?)"),
+                     "?, ?, ?, ?, ?, ?)"),
         [&](Statement& insert) {
           insert.Bind(1, job.name)
               .Bind(2, static_cast<int64_t>(job.state))
@@ -252,7 +272,8 @@ absl::StatusOr<int64_t> JobStore::CreateJob(const JobRecord& job,
               .Bind(17, job.seed_stage_normalised_return)
               .Bind(18, job.seed_stage_latency_us)
               .Bind(19, job.seed_stage_solver)
-              .Bind(20, job.initial_network);
+              .Bind(20, job.initial_network)
+              .Bind(21, job.owner);
         }));
     id = db_->LastInsertRowId();
     RETURN_IF_ERROR(
@@ -325,6 +346,7 @@ absl::StatusOr<JobRecord> JobStore::GetJob(int64_t id) {
   job.seed_stage_latency_us = select.ColumnDouble(18);
   job.seed_stage_solver = select.ColumnText(19);
   job.initial_network = select.ColumnText(20);
+  job.owner = select.ColumnText(21);
   return job;
 }
 
@@ -553,18 +575,33 @@ absl::StatusOr<std::vector<Lease>> JobStore::DeleteExpiredLeases(
   return expired;
 }
 
-absl::Status JobStore::PutCounters(int64_t job_id, int64_t worker_id,
-                                   const WorkCounters& counters) {
+absl::Status JobStore::RecordCounters(int64_t job_id, int64_t worker_id,
+                                      const WorkCounters& reported) {
+  // Per count: the growth since the last report, or the whole report when
+  // it is smaller than the last (counting started again).
+  const auto grown = [](absl::string_view count) {
+    return absl::StrCat(count, " = ", count, " + CASE WHEN excluded.reported_",
+                        count, " >= reported_", count, " THEN excluded.reported_",
+                        count, " - reported_", count, " ELSE excluded.reported_",
+                        count, " END, reported_", count, " = excluded.reported_",
+                        count);
+  };
   return Write(
-      "INSERT OR REPLACE INTO job_counters (job_id, worker_id, games, moves, "
-      "simulations, reanalysed) VALUES (?, ?, ?, ?, ?, ?)",
+      absl::StrCat(
+          "INSERT INTO job_counters (job_id, worker_id, games, moves, "
+          "simulations, reanalysed, reported_games, reported_moves, "
+          "reported_simulations, reported_reanalysed) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?3, ?4, ?5, ?6) "
+          "ON CONFLICT (job_id, worker_id) DO UPDATE SET ",
+          grown("games"), ", ", grown("moves"), ", ", grown("simulations"),
+          ", ", grown("reanalysed")),
       [&](Statement& upsert) {
         upsert.Bind(1, job_id)
             .Bind(2, worker_id)
-            .Bind(3, counters.games)
-            .Bind(4, counters.moves)
-            .Bind(5, counters.simulations)
-            .Bind(6, counters.reanalysed);
+            .Bind(3, reported.games)
+            .Bind(4, reported.moves)
+            .Bind(5, reported.simulations)
+            .Bind(6, reported.reanalysed);
       });
 }
 

@@ -57,6 +57,10 @@ struct JobRecord {
   // What the job was asked to start from (JobStatus.initial_network;
   // schema v7, "" before).
   std::string initial_network;
+  // Who submitted it (caller.h: a certificate subject or "token:ROLE"; ""
+  // without authentication, and for jobs stored before schema v8, which
+  // are an admin's).
+  std::string owner;
   // The learner lease holder's latest report (step, version, losses).
   v1::JobCounters learner_report;
   // How many times the learner lease was granted to a new holder: the
@@ -132,9 +136,11 @@ class JobStore {
   // Version 2 added submit_keys and jobs.uid, version 3 jobs.learner_epoch,
   // version 4 leases.acquired_ms, version 5 simulated latencies, version 6
   // the seed stage's figures, version 7 the network registry and jobs'
-  // networks; an older file is upgraded on open (its jobs keep an empty
-  // uid and epoch 0, its leases acquired at 0, no networks).
-  static constexpr int kSchemaVersion = 7;
+  // networks, version 8 jobs' owners and each worker's last reported
+  // counters; an older file is upgraded on open (its jobs keep an empty uid
+  // and epoch 0 and belong to an admin, its leases acquired at 0, no
+  // networks, their counters as last reported).
+  static constexpr int kSchemaVersion = 8;
 
   // Opens <data_dir>/coordinator.db, creating the folder and the schema
   // when missing.
@@ -209,8 +215,13 @@ class JobStore {
   absl::StatusOr<JobNetwork> GetJobNetwork(int64_t job_id, JobNetworkKind kind,
                                            bool with_bytes);
 
-  absl::Status PutCounters(int64_t job_id, int64_t worker_id,
-                           const WorkCounters& counters);
+  // A worker's running counts for a job, as its heartbeat reports them.
+  // What they grew since the worker's last report is added to the job's
+  // totals; a count smaller than the last one (the worker started the job
+  // again, counting from 0) is added whole, so totals never go down.
+  absl::Status RecordCounters(int64_t job_id, int64_t worker_id,
+                              const WorkCounters& reported);
+  // The job's totals over its workers.
   absl::StatusOr<WorkCounters> SumCounters(int64_t job_id);
 
  private:

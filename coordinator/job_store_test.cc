@@ -63,7 +63,13 @@ void ExecOnFile(const std::string& dir, const std::string& sql) {
   sqlite3_close(db);
 }
 
-// What schema versions 7, 6 and 5 added, taken away again.
+// What schema versions 8, 7, 6 and 5 added, taken away again.
+constexpr char kUndoVersion8[] =
+    "ALTER TABLE jobs DROP COLUMN owner; "
+    "ALTER TABLE job_counters DROP COLUMN reported_games; "
+    "ALTER TABLE job_counters DROP COLUMN reported_moves; "
+    "ALTER TABLE job_counters DROP COLUMN reported_simulations; "
+    "ALTER TABLE job_counters DROP COLUMN reported_reanalysed; ";
 constexpr char kUndoVersion7[] =
     "DROP TABLE networks; DROP TABLE job_networks; "
     "ALTER TABLE jobs DROP COLUMN initial_network; ";
@@ -297,15 +303,69 @@ TEST(JobStoreTest, SumsCountersOverWorkers) {
   ASSERT_TRUE((*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0).get()).ok());
   const int64_t w1 = *(*store)->AddWorker(WorkerRecord{});
   const int64_t w2 = *(*store)->AddWorker(WorkerRecord{});
-  ASSERT_TRUE((*store)->PutCounters(1, w1, {5, 50, 500, 0}).ok());
-  ASSERT_TRUE((*store)->PutCounters(1, w1, {6, 60, 600, 0}).ok());  // later
-  ASSERT_TRUE((*store)->PutCounters(1, w2, {1, 10, 100, 2}).ok());
+  ASSERT_TRUE((*store)->RecordCounters(1, w1, {5, 50, 500, 0}).ok());
+  ASSERT_TRUE((*store)->RecordCounters(1, w1, {6, 60, 600, 0}).ok());  // later
+  ASSERT_TRUE((*store)->RecordCounters(1, w2, {1, 10, 100, 2}).ok());
   auto sum = (*store)->SumCounters(1);
   ASSERT_TRUE(sum.ok()) << sum.status();
   EXPECT_EQ(sum->games, 7);
   EXPECT_EQ(sum->moves, 70);
   EXPECT_EQ(sum->simulations, 700);
   EXPECT_EQ(sum->reanalysed, 2);
+}
+
+// A worker that takes a job again counts from 0: its smaller report adds
+// to the totals, which never go down, also across reopening.
+TEST(JobStoreTest, CountersNeverGoDownWhenAWorkerCountsAgain) {
+  TestDir dir;
+  int64_t worker = 0;
+  {
+    auto store = JobStore::Open(dir.path());
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE(
+        (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0).get()).ok());
+    worker = *(*store)->AddWorker(WorkerRecord{});
+    ASSERT_TRUE((*store)->RecordCounters(1, worker, {2090, 20, 200, 4}).ok());
+    ASSERT_TRUE((*store)->RecordCounters(1, worker, {300, 3, 30, 1}).ok());
+    EXPECT_EQ((*store)->SumCounters(1)->games, 2390);
+  }
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_TRUE((*store)->RecordCounters(1, worker, {1336, 13, 130, 1}).ok());
+  const absl::StatusOr<WorkCounters> sum = (*store)->SumCounters(1);
+  ASSERT_TRUE(sum.ok()) << sum.status();
+  EXPECT_EQ(sum->games, 2090 + 1336);
+  EXPECT_EQ(sum->moves, 20 + 13);
+  EXPECT_EQ(sum->simulations, 200 + 130);
+  EXPECT_EQ(sum->reanalysed, 4 + 1);
+}
+
+// Version 8 keeps each job's owner and each worker's last report beside
+// its totals; a version-7 file's jobs belong to an admin (owner "") and its
+// rows take their totals as that report, so the next report adds only what
+// it grew.
+TEST(JobStoreTest, UpgradesAVersionSevenFileKeepingItsCounters) {
+  TestDir dir;
+  int64_t worker = 0;
+  {
+    auto store = JobStore::Open(dir.path());
+    ASSERT_TRUE(store.ok()) << store.status();
+    JobRecord job = SmallJob();
+    job.owner = "CN=alice,OU=client";
+    ASSERT_TRUE((*store)->CreateJob(job, SmallWorkload(), Seed(0).get()).ok());
+    EXPECT_EQ((*store)->GetJob(1)->owner, "CN=alice,OU=client");
+    worker = *(*store)->AddWorker(WorkerRecord{});
+    ASSERT_TRUE((*store)->RecordCounters(1, worker, {40, 400, 4000, 4}).ok());
+  }
+  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion8,
+                                      "UPDATE schema_version SET version = 7"));
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ((*store)->GetJob(1)->owner, "");
+  EXPECT_EQ((*store)->SumCounters(1)->games, 40);
+  ASSERT_TRUE((*store)->RecordCounters(1, worker, {45, 450, 4500, 5}).ok());
+  EXPECT_EQ((*store)->SumCounters(1)->games, 45);
+  EXPECT_EQ((*store)->SumCounters(1)->reanalysed, 5);
 }
 
 // Version 5 keeps simulated latencies: the heuristic seed's with the job,
@@ -332,7 +392,7 @@ TEST(JobStoreTest, KeepsLatenciesAndUpgradesAVersionFourFile) {
     EXPECT_EQ((*store)->GetJob(id)->heuristic_latency_us, 800);
   }
   ExecOnFile(dir.path(),
-             absl::StrCat(kUndoVersion7, kUndoVersion6, kUndoVersion5,
+             absl::StrCat(kUndoVersion8, kUndoVersion7, kUndoVersion6, kUndoVersion5,
                           "UPDATE schema_version SET version = 4"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
@@ -370,7 +430,7 @@ TEST(JobStoreTest, KeepsTheSeedStageAndUpgradesAVersionFiveFile) {
     EXPECT_EQ(job->seed_stage_latency_us, 700.5);
     EXPECT_EQ(job->seed_stage_solver, "brkga");
   }
-  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion7, kUndoVersion6,
+  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion8, kUndoVersion7, kUndoVersion6,
                                       "UPDATE schema_version SET version = 5"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
@@ -431,7 +491,7 @@ TEST(JobStoreTest, KeepsNetworksAndUpgradesAVersionSixFile) {
     EXPECT_TRUE(*(*store)->DeleteNetwork("family-net"));
     EXPECT_FALSE(*(*store)->DeleteNetwork("family-net"));
   }
-  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion7,
+  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion8, kUndoVersion7,
                                       "UPDATE schema_version SET version = 6"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
@@ -454,7 +514,7 @@ TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
         (*store)->PutLease({id, v1::WORKER_ROLE_ACTOR, worker, 5000, 1000}).ok());
   }
   ExecOnFile(dir.path(),
-             absl::StrCat(kUndoVersion7, kUndoVersion6, kUndoVersion5,
+             absl::StrCat(kUndoVersion8, kUndoVersion7, kUndoVersion6, kUndoVersion5,
                           "DROP TABLE submit_keys; "
                           "ALTER TABLE jobs DROP COLUMN uid; "
                           "ALTER TABLE jobs DROP COLUMN learner_epoch; "

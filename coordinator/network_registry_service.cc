@@ -5,25 +5,10 @@
 #include <utility>
 
 #include "common/base/status_macros.h"
-#include "common/security/access_policy.h"
-#include "common/security/transport_security.h"
+#include "coordinator/caller.h"
 #include "coordinator/network_chunks.h"
 
 namespace mmapzero::coordinator {
-namespace {
-
-absl::StatusOr<RegistryCaller> CallerOf(const grpc::ServerContext& context) {
-  const std::shared_ptr<const security::TransportSecurity> transport =
-      security::ProcessTransportSecurity();
-  ASSIGN_OR_RETURN(security::CallerIdentity identity,
-                   security::IdentifyCaller(context, *transport));
-  return RegistryCaller{
-      .identity = std::move(identity.name),
-      .authenticated = transport->authenticates(),
-      .admin = identity.role == security::Role::kAdmin};
-}
-
-}  // namespace
 
 grpc::Status NetworkRegistryImpl::ListNetworks(
     grpc::ServerContext* context, const v1::ListNetworksRequest*,
@@ -38,7 +23,11 @@ grpc::Status NetworkRegistryImpl::GetNetwork(
     v1::NetworkInfo* response) {
   return rpc::ServeUnary(
       "GetNetwork", *context, observer_,
-      [&] { return coordinator_->GetNetwork(*request); }, response);
+      [&]() -> absl::StatusOr<v1::NetworkInfo> {
+        ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
+        return coordinator_->GetNetwork(*request, caller);
+      },
+      response);
 }
 
 grpc::Status NetworkRegistryImpl::ExportNetwork(
@@ -46,8 +35,9 @@ grpc::Status NetworkRegistryImpl::ExportNetwork(
     grpc::ServerWriter<v1::NetworkChunk>* writer) {
   return rpc::ServeStream(
       "ExportNetwork", *context, observer_, [&]() -> absl::Status {
+        ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
         ASSIGN_OR_RETURN(const std::shared_ptr<const NetworkBytes> network,
-                         coordinator_->ExportNetwork(request->name()));
+                         coordinator_->ExportNetwork(request->name(), caller));
         return WriteNetworkChunks(*context, *network,
                                   request->max_chunk_bytes(), writer);
       });
@@ -59,7 +49,7 @@ grpc::Status NetworkRegistryImpl::ImportNetwork(
     v1::NetworkInfo* response) {
   return rpc::ServeStream(
       "ImportNetwork", *context, observer_, [&]() -> absl::Status {
-        ASSIGN_OR_RETURN(const RegistryCaller caller, CallerOf(*context));
+        ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
         v1::ImportNetworkRequest first;
         ASSIGN_OR_RETURN(std::string bytes, ReadNetworkChunks(reader, &first));
         ASSIGN_OR_RETURN(*response, coordinator_->ImportNetwork(
@@ -74,7 +64,7 @@ grpc::Status NetworkRegistryImpl::DeleteNetwork(
   return rpc::ServeUnary(
       "DeleteNetwork", *context, observer_,
       [&]() -> absl::StatusOr<v1::DeleteNetworkResponse> {
-        ASSIGN_OR_RETURN(const RegistryCaller caller, CallerOf(*context));
+        ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
         return coordinator_->DeleteNetwork(*request, caller);
       },
       response);

@@ -2,6 +2,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/features/config_presets.h"
 #include "common/workload/workload_check.h"
 #include "worker/worker_session.h"
@@ -66,6 +67,23 @@ absl::StatusOr<MuZeroConfig> TrainingConfigOf(
   return features::CpuPreset();
 }
 
+absl::Status CheckShownText(absl::string_view field, const std::string& text,
+                            size_t max_bytes) {
+  if (text.size() > max_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": at most ", max_bytes, " bytes, got ", text.size()));
+  }
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": no control characters, got ",
+                       static_cast<int>(c), " at byte ", i));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckSubmittedWorkload(const v1::SubmitJobRequest& request) {
   const std::string& key = request.request_id();
   if (key.size() > kMaxRequestIdLength) {
@@ -80,6 +98,7 @@ absl::Status CheckSubmittedWorkload(const v1::SubmitJobRequest& request) {
           "request_id: only letters, digits, '.', '_' and '-'");
     }
   }
+  RETURN_IF_ERROR(CheckShownText("name", request.name(), kMaxJobNameBytes));
   if (!request.has_workload()) {
     return absl::InvalidArgumentError("workload: required");
   }
@@ -89,7 +108,26 @@ absl::Status CheckSubmittedWorkload(const v1::SubmitJobRequest& request) {
       absl::StrCat("workload.", status.message()));
 }
 
+std::string JobNameOf(const v1::SubmitJobRequest& request) {
+  if (!request.name().empty()) return request.name();
+  const std::string& name = request.workload().name();
+  if (name.size() <= kMaxJobNameBytes) return name;
+  size_t end = kMaxJobNameBytes;
+  // Not inside a character: back over continuation bytes (10xxxxxx).
+  while (end > 0 && (static_cast<unsigned char>(name[end]) & 0xc0) == 0x80) {
+    --end;
+  }
+  return name.substr(0, end);
+}
+
 absl::Status CheckListJobs(const v1::ListJobsRequest& request) {
+  // Each state once is all a filter can say.
+  constexpr int kMaxStates = 16;
+  if (request.states_size() > kMaxStates) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "states: at most ", kMaxStates, " entries, got ",
+        request.states_size()));
+  }
   for (int i = 0; i < request.states_size(); ++i) {
     if (!v1::JobState_IsValid(request.states(i)) ||
         request.states(i) == v1::JOB_STATE_UNSPECIFIED) {
@@ -111,6 +149,9 @@ absl::Status CheckRegister(const v1::RegisterRequest& request) {
         absl::StrCat("capacity: must be in [0, ", kMaxCapacity,
                      "] (0: 1), got ", request.capacity()));
   }
+  RETURN_IF_ERROR(CheckShownText("name", request.name(), kMaxWorkerTextBytes));
+  RETURN_IF_ERROR(
+      CheckShownText("address", request.address(), kMaxWorkerTextBytes));
   if (request.address().empty() &&
       (role == v1::WORKER_ROLE_LEARNER || role == v1::WORKER_ROLE_REPLAY)) {
     return absl::InvalidArgumentError(

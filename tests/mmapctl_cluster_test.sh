@@ -17,7 +17,11 @@
 # missing binary is named;
 # `local down` leaves no process and no pid file behind. The cluster runs
 # with mutual TLS: the worker certificate may not list jobs, a plaintext
-# caller cannot connect, and `certs` never replaces the cluster's CA.
+# caller cannot connect, and `certs` never replaces the cluster's CA. A
+# second client identity (`certs --client bob`) neither lists, reads nor
+# cancels the first's job; an admin sees it. A workload without buffers is
+# refused at submit, and a worker holding a client's certificate exits
+# (78) at its first refusal.
 set -euo pipefail
 
 mmapctl=${1:?usage: mmapctl_cluster_test.sh MMAPCTL SOURCE_DIR}
@@ -87,6 +91,54 @@ run status status "$job" --data-dir "$data"
 grep -qE '^state +(queued|running)$' "$work/status.out" ||
   fail "status does not show $job queued or running"
 grep -qE '^budget +10m$' "$work/status.out" || fail "status lost the budget"
+grep -qE '^owner +.*CN=mmapzero-client' "$work/status.out" ||
+  fail "status does not show the local client as $job's owner"
+
+# Jobs belong to who submitted them: a second client identity sees none of
+# the first's, and an admin sees all.
+run certs_bob certs --out "$data/tls" --client bob
+[[ $(stat -c %a "$data/tls/bob.key") == 600 ]] || fail "bob.key is not mode 600"
+expect_failure certs_bob_twice "has a certificate already" certs \
+  --out "$data/tls" --client bob
+as_bob=(--data-dir "$data" --tls-ca "$data/tls/ca.pem"
+        --tls-cert "$data/tls/bob.pem" --tls-key "$data/tls/bob.key")
+run list_bob list "${as_bob[@]}"
+grep -q "^$job " "$work/list_bob.out" && fail "bob lists the client's $job"
+expect_failure status_bob "belongs to another identity" status "$job" \
+  "${as_bob[@]}"
+expect_failure cancel_bob "belongs to another identity" cancel "$job" \
+  "${as_bob[@]}"
+run list_admin list --data-dir "$data" --tls-ca "$data/tls/ca.pem" \
+  --tls-cert "$data/tls/admin.pem" --tls-key "$data/tls/admin.key"
+grep -qE "^$job +smoke +(queued|running) " "$work/list_admin.out" ||
+  fail "the admin does not see $job (still queued or running)"
+grep -q "event=refused method=CancelJob caller=.*bob.* job=$job" \
+  "$data/coordinator.log" || fail "the coordinator did not log bob's refusal"
+
+# A worker with a client's certificate is refused for good: it says what to
+# fix and exits 78 instead of retrying forever.
+if [[ -x $bin_dir/mmapzero-actor ]]; then
+  rc=0
+  timeout 60 "$bin_dir/mmapzero-actor" \
+    --coordinator "$(cat "$data/coordinator.addr")" --metrics-port 0 \
+    --tls-ca "$data/tls/ca.pem" --tls-cert "$data/tls/client.pem" \
+    --tls-key "$data/tls/client.key" >"$work/actor_as_client.log" 2>&1 ||
+    rc=$?
+  cat "$work/actor_as_client.log"
+  [[ $rc -eq 78 ]] ||
+    fail "an actor with a client's certificate exited $rc, not 78"
+  grep -q "event=refused_for_good .*role 'client' may not call Register" \
+    "$work/actor_as_client.log" ||
+    fail "the refused actor did not say why it stopped"
+fi
+
+# A workload without buffers: the game would have nothing to decide.
+cat >"$work/no_buffers.json" <<'JSON'
+{"name": "empty", "memory_size": 1024, "instructions": [{"supply_us": 1}],
+ "buffers": []}
+JSON
+expect_failure submit_no_buffers "at least one buffer" submit \
+  "$work/no_buffers.json" --data-dir "$data"
 
 run best best "$job" --out "$work/best.json" --svg "$work/best.svg" \
   --data-dir "$data" --bound

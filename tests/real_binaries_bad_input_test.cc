@@ -317,6 +317,9 @@ class RealBinariesBadInputTest : public ::testing::Test {
         replay_->GetStats(&context, stats, &state.replay);
     EXPECT_TRUE(status.ok()) << Describe(status);
     state.replay.clear_capacity();
+    // The replay learns the job's uid from its own next heartbeat's
+    // assignments, whenever that comes: not a change any request made.
+    state.replay.clear_job_uid();
     return state;
   }
 
@@ -429,6 +432,20 @@ TEST_F(RealBinariesBadInputTest, MalformedSubmissionIsInvalidArgument) {
          r->mutable_workload()->clear_instructions();
        },
        {"workload.instructions"}},
+      // The game would start at its end: actors used to abort on it.
+      {"no buffers",
+       [](v1::SubmitJobRequest* r) {
+         r->mutable_workload()->clear_buffers();
+       },
+       {"workload.buffers", "no decision"}},
+      {"a 5-MB job name",
+       [](v1::SubmitJobRequest* r) {
+         r->set_name(std::string(5 << 20, 'n'));
+       },
+       {"name: at most 256 bytes", "got 5242880"}},
+      {"a control character in the job name",
+       [](v1::SubmitJobRequest* r) { r->set_name("two\nlines"); },
+       {"name: no control characters", "byte 3"}},
       {"wall budget over 24 h",
        [](v1::SubmitJobRequest* r) {
          r->mutable_budget()->set_wall_seconds(86401);
@@ -784,6 +801,14 @@ TEST_F(RealBinariesBadInputTest, BadWorkerRequestsAreRefused) {
   registrations[2].name = "learner without an address";
   registrations[2].request.set_role(v1::WORKER_ROLE_LEARNER);
   registrations[2].field = "address";
+  // Names the dashboard and metrics show: bounded and printable.
+  registrations.push_back({"a 5-MB worker name", {}, "name"});
+  registrations.back().request.set_role(v1::WORKER_ROLE_ACTOR);
+  registrations.back().request.set_name(std::string(5 << 20, 'w'));
+  registrations.push_back({"a control character in the address", {},
+                           "address"});
+  registrations.back().request.set_role(v1::WORKER_ROLE_LEARNER);
+  registrations.back().request.set_address("10.0.0.1:7\r\n");
   for (const Registration& registration : registrations) {
     SCOPED_TRACE("Register, " + registration.name);
     v1::RegisterResponse response;

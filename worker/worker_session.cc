@@ -18,6 +18,7 @@
 #include "common/rpc/grpc_status.h"
 #include "common/rpc/network_stream.h"
 #include "common/service/log_line.h"
+#include "common/service/service_main.h"
 
 namespace mmapzero::worker {
 namespace {
@@ -125,6 +126,10 @@ void WorkerSession::Run(std::stop_token stop) {
       registered = !worker_id_.empty();
     }
     const bool ok = registered ? HeartbeatOnce() : RegisterOnce();
+    {
+      absl::MutexLock lock(&mu_);
+      if (refused_) return;  // nothing left to do: the service exits
+    }
     metrics::ProcessHealth().Succeeded(health_check_);
     absl::Duration wait;
     if (ok) {
@@ -148,6 +153,28 @@ void WorkerSession::Run(std::stop_token stop) {
   }
 }
 
+bool WorkerSession::RefusedForGoodLocked(const char* call,
+                                         const grpc::Status& status) {
+  if (status.error_code() != grpc::StatusCode::PERMISSION_DENIED &&
+      status.error_code() != grpc::StatusCode::UNAUTHENTICATED) {
+    return false;
+  }
+  service::LogLine(
+      "error", "refused_for_good",
+      {{"coordinator", options_.coordinator},
+       {"call", call},
+       {"code", absl::StrCat(status.error_code())},
+       {"message", status.error_message()},
+       {"fix", "give this worker a certificate with OU=worker signed by the "
+               "cluster's CA (or a worker bearer token); it stops now"}});
+  refused_ = true;
+  if (!assignments_.empty()) DropAssignmentsLocked("refused_for_good");
+  // In a service this exits the process (status kExitRefused) through its
+  // main; elsewhere (a test) the session just stops.
+  service::RequestShutdown(service::kExitRefused);
+  return true;
+}
+
 bool WorkerSession::RegisterOnce() {
   v1::RegisterRequest request;
   request.set_role(options_.role);
@@ -159,6 +186,8 @@ bool WorkerSession::RegisterOnce() {
   SetDeadline(&context, options_.rpc_deadline);
   const grpc::Status status = stub_->Register(&context, request, &response);
   if (!status.ok()) {
+    absl::MutexLock lock(&mu_);
+    if (RefusedForGoodLocked("Register", status)) return false;
     service::LogLine("warning", "register_failed",
                      {{"coordinator", options_.coordinator},
                       {"code", absl::StrCat(status.error_code())},
@@ -224,6 +253,7 @@ bool WorkerSession::HeartbeatOnce() {
     }
   }
   absl::MutexLock lock(&mu_);
+  if (RefusedForGoodLocked("Heartbeat", status)) return false;
   if (status.error_code() == grpc::StatusCode::NOT_FOUND) {
     service::LogLine("warning", "worker_forgotten",
                      {{"worker_id", worker_id_}});
@@ -358,6 +388,11 @@ int64_t WorkerSession::version() const {
 int64_t WorkerSession::heartbeats() const {
   absl::MutexLock lock(&mu_);
   return heartbeats_;
+}
+
+bool WorkerSession::refused() const {
+  absl::MutexLock lock(&mu_);
+  return refused_;
 }
 
 void WorkerSession::SetCounters(const v1::JobCounters& counters) {

@@ -23,7 +23,13 @@
 // stops them instead of training or reporting beside their new owner. A
 // coordinator that answers NOT_FOUND for the worker id (it lost the
 // worker, e.g. after a long outage) has dropped its leases too: the
-// assignments go, and the session registers afresh. Thread-safe.
+// assignments go, and the session registers afresh. A coordinator that
+// refuses the worker's identity (PERMISSION_DENIED: a certificate or token
+// of another role; UNAUTHENTICATED: none it accepts) refuses it for good:
+// the session logs `refused_for_good` saying what to fix, drops its
+// assignments, stops heartbeating and asks the service to exit
+// (service::RequestShutdown, exit status service::kExitRefused) instead
+// of retrying forever. Thread-safe.
 #ifndef MMAPZERO_WORKER_WORKER_SESSION_H_
 #define MMAPZERO_WORKER_WORKER_SESSION_H_
 
@@ -90,6 +96,9 @@ class WorkerSession {
   bool LeasesLive() const ABSL_LOCKS_EXCLUDED(mu_);
   // Heartbeats answered since Start (for tests and status).
   int64_t heartbeats() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Whether the coordinator refused this worker for good (the file
+  // comment); the session has stopped then.
+  bool refused() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // The counters sent for `counters.job_id()` from the next heartbeat on
   // (running totals: a retried heartbeat counts nothing twice).
@@ -124,6 +133,10 @@ class WorkerSession {
   // Drops the assignments (their leases are gone), logging `why`.
   void DropAssignmentsLocked(const char* why)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // True, having stopped the session (the file comment), when `status`
+  // of `call` refuses this worker's identity for good.
+  bool RefusedForGoodLocked(const char* call, const grpc::Status& status)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const WorkerSessionOptions options_;
   // Its /healthz check: "worker_session_actor", ..._learner, ...
@@ -147,6 +160,7 @@ class WorkerSession {
   int64_t version_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t heartbeats_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool refused_ ABSL_GUARDED_BY(mu_) = false;
   mutable absl::CondVar changed_;  // version_ or stopping_ changed
   std::jthread thread_;            // last: stopped and joined first
 };

@@ -30,6 +30,12 @@ absl::StatusOr<std::unique_ptr<HloImport>> ImportHloModule(
                    }));
   ASSIGN_OR_RETURN(import->result,
                    BuildWorkload(import->module, import->flat, effective));
+  if (import->result.workload.buffers_size() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        effective.source_name,
+        ": the module has no buffer to place in the fast memory, so there is "
+        "nothing to decide"));
+  }
   if (absl::Status status = CheckWorkload(import->result.workload);
       !status.ok()) {
     return absl::InternalError(

@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/base/atomic_file.h"
+#include "common/base/read_file.h"
 #include "common/security/transport_security.h"
 
 namespace mmapzero::security {
@@ -284,6 +285,54 @@ absl::Status WriteLocalCertificates(const LocalCertificatesOptions& options) {
     return written;
   }
   return WriteFileAtomically((dir / "ca.pem").string(), ca->cert_pem, 0644);
+}
+
+absl::Status WriteClientCertificate(const std::string& dir,
+                                    const std::string& name,
+                                    absl::Duration validity) {
+  namespace fs = std::filesystem;
+  const auto bad = [&name](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("client name '", name.substr(0, 64), "': ", why));
+  };
+  if (name.empty() || name.size() > 64) return bad("1 to 64 characters");
+  for (const char c : name) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '.' &&
+        c != '_' && c != '-') {
+      return bad("letters, digits, '.', '_' and '-' only");
+    }
+  }
+  for (const char* own : {"ca", "worker", "client", "admin"}) {
+    if (name == own) return bad("the folder's own certificate has that name");
+  }
+  const fs::path folder(dir);
+  if (fs::exists(folder / (name + ".pem"))) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        (folder / (name + ".pem")).string(),
+        " exists: that client has a certificate already"));
+  }
+  IssuedCertificate ca;
+  for (const auto& [path, out] :
+       {std::pair{folder / "ca.pem", &ca.cert_pem},
+        std::pair{folder / "ca.key", &ca.key_pem}}) {
+    absl::StatusOr<std::string> bytes = ReadWholeFile(path.string());
+    if (!bytes.ok()) {
+      return absl::NotFoundError(absl::StrCat(
+          path.string(), ": cannot read the CA (`mmapctl certs --out ", dir,
+          "` writes it): ", bytes.status().message()));
+    }
+    *out = *std::move(bytes);
+  }
+  absl::StatusOr<IssuedCertificate> issued =
+      IssueCertificate(ca, {name, Role::kClient, {}}, validity);
+  if (!issued.ok()) return issued.status();
+  if (absl::Status written = WriteFileAtomically(
+          (folder / (name + ".key")).string(), issued->key_pem, 0600);
+      !written.ok()) {
+    return written;
+  }
+  return WriteFileAtomically((folder / (name + ".pem")).string(),
+                             issued->cert_pem, 0644);
 }
 
 TransportSecurityFiles CertificateDirFiles(const std::string& dir,

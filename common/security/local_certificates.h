@@ -11,6 +11,9 @@
 //                          localhost, 127.0.0.1 and the extra hosts
 //   client.pem client.key  mmapctl's identity (OU=client)
 //   admin.pem admin.key    an operator's identity (OU=admin)
+//   NAME.pem NAME.key      another client identity, CN=NAME (OU=client),
+//                          added by WriteClientCertificate: jobs belong to
+//                          the identity that submitted them
 #ifndef MMAPZERO_COMMON_SECURITY_LOCAL_CERTIFICATES_H_
 #define MMAPZERO_COMMON_SECURITY_LOCAL_CERTIFICATES_H_
 
@@ -58,6 +61,16 @@ struct LocalCertificatesOptions {
 // when it already holds a ca.pem, so that a CA is never replaced by
 // accident.
 absl::Status WriteLocalCertificates(const LocalCertificatesOptions& options);
+
+// Adds NAME.pem and NAME.key to a folder written by WriteLocalCertificates:
+// a client certificate (OU=client) with common name `name`, signed by the
+// folder's CA, so that one deployment has several client identities.
+// InvalidArgument for a name that is not 1-64 of [A-Za-z0-9._-] or is one
+// of the folder's own (ca, worker, client, admin); NotFound without the
+// CA's files; AlreadyExists when NAME.pem is there.
+absl::Status WriteClientCertificate(const std::string& dir,
+                                    const std::string& name,
+                                    absl::Duration validity);
 
 // The files of `holder` ("worker", "client", "admin") in a folder written
 // by WriteLocalCertificates: DIR/ca.pem, DIR/HOLDER.pem, DIR/HOLDER.key.

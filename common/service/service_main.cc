@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <utility>
@@ -58,6 +60,22 @@ int Fail(const std::string& component, const absl::Status& status) {
 
 }  // namespace
 
+namespace {
+
+// Set once RunService has blocked the shutdown signals it waits for.
+std::atomic<bool> service_waits{false};
+// What RunService returns after a stop RequestShutdown asked for.
+std::atomic<int> requested_exit{0};
+
+}  // namespace
+
+bool RequestShutdown(int exit_code) {
+  if (!service_waits.load()) return false;
+  requested_exit.store(exit_code);
+  // Blocked in every thread, so it waits for RunService's sigwait.
+  return kill(getpid(), SIGTERM) == 0;
+}
+
 sigset_t BlockShutdownSignals() {
   sigset_t signals;
   sigemptyset(&signals);
@@ -101,6 +119,7 @@ int RunService(int argc, char** argv, google::protobuf::Message* config,
   service::SetLogComponent(hooks.component);
   absl::SetProgramUsageMessage(hooks.usage);
   const sigset_t signals = BlockShutdownSignals();
+  service_waits.store(true);
   std::vector<std::string> storage;
   std::vector<char*> args = UnderscoreFlagNames(argc, argv, &storage);
   const std::vector<char*> positional =
@@ -132,7 +151,7 @@ int RunService(int argc, char** argv, google::protobuf::Message* config,
                    {{"signal", WaitForShutdownSignal(signals)}});
   StopService stop_service = *std::move(stop);
   std::move(stop_service)();
-  return 0;
+  return requested_exit.load();
 }
 
 }  // namespace mmapzero::service

@@ -83,6 +83,17 @@ int RunServiceMain(int argc, char** argv,
            }});
 }
 
+// The exit status of a service that stops because the cluster refuses it
+// for good (a worker whose certificate or token the coordinator does not
+// accept as a worker's): EX_CONFIG, a setup to fix rather than a crash.
+inline constexpr int kExitRefused = 78;
+
+// Asks the service's main (RunService) to stop as on SIGTERM and then to
+// exit with `exit_code`: for a service that cannot go on. False when no
+// RunService runs in this process (a test); the caller then stops what it
+// runs by itself.
+bool RequestShutdown(int exit_code);
+
 // Blocks SIGTERM and SIGINT in the calling thread and every thread it
 // starts afterwards (gRPC's and ours inherit the mask), so that
 // WaitForShutdownSignal receives them. Call first thing in main.

@@ -153,6 +153,26 @@ absl::Status LoadFrom(const std::string& dir, model::MuZeroNetwork& network,
   return absl::OkStatus();
 }
 
+// After a fallback: the damaged newest moves to "<dir>.damaged-N" (the
+// first N free, so one never replaces another) and the previous one back to
+// "<dir>", so that the next save keeps it as "<dir>.old" instead of deleting
+// it. Returns where the damaged one went ("" when it was missing).
+absl::StatusOr<std::string> SetAsideDamaged(const std::string& dir) {
+  std::error_code error;
+  std::string aside;
+  if (fs::exists(dir)) {
+    for (int n = 1; aside.empty() || fs::exists(aside); ++n) {
+      aside = absl::StrCat(dir, ".damaged-", n);
+    }
+    fs::rename(dir, aside, error);
+    if (error) return FsError("cannot set aside", dir, error);
+  }
+  fs::rename(dir + ".old", dir, error);
+  if (error) return FsError("cannot move back", dir + ".old", error);
+  RETURN_IF_ERROR(SyncParentDirectory(dir));
+  return aside;
+}
+
 }  // namespace
 
 absl::Status SaveLearnerCheckpoint(const std::string& dir,
@@ -196,9 +216,12 @@ absl::Status LoadLearnerCheckpoint(const std::string& dir,
         absl::StrCat(newest.message(), "; the previous one, ", previous,
                      ", fails too: ", fallback.message()));
   }
+  ASSIGN_OR_RETURN(const std::string aside, SetAsideDamaged(dir));
   if (note != nullptr) {
     *note = absl::StrCat("resumed from the previous checkpoint ", previous,
-                         " (step ", *step, "): ", newest.message());
+                         " (step ", *step, "), now back in ", dir, ": ",
+                         newest.message());
+    if (!aside.empty()) absl::StrAppend(note, "; the damaged one is ", aside);
   }
   return absl::OkStatus();
 }

@@ -11,7 +11,11 @@
 // the previous checkpoint moves to "<dir>.old", the new one is renamed into
 // place and the parent folder flushed. The previous one is kept: Load falls
 // back to "<dir>.old" when "<dir>" is missing, torn (a size or checksum
-// that does not match) or unreadable, and says so in `note`.
+// that does not match) or unreadable, and says so in `note`. After such a
+// fallback the damaged one is set aside as "<dir>.damaged-N" (never
+// replacing an earlier one) and the good one moves back to "<dir>", so the
+// next save keeps it as "<dir>.old": the last good checkpoint is never the
+// one a save deletes.
 #ifndef MMAPZERO_COMMON_TRAINING_LEARNER_CHECKPOINT_H_
 #define MMAPZERO_COMMON_TRAINING_LEARNER_CHECKPOINT_H_
 
@@ -36,7 +40,8 @@ absl::Status SaveLearnerCheckpoint(const std::string& dir,
 // Loads into existing objects of the same sizes (errors name the file);
 // a null `replay` leaves any replay.bin unread. When the newest checkpoint
 // is damaged and the previous one loads, `note` (if given) says why the
-// newest was passed over; it is left empty otherwise. `lease_epoch` (if
+// newest was passed over and where it was set aside; it is left empty
+// otherwise. `lease_epoch` (if
 // given) gets the epoch the loaded checkpoint was written under.
 absl::Status LoadLearnerCheckpoint(const std::string& dir,
                                    model::MuZeroNetwork& network,

@@ -307,9 +307,20 @@ TEST(LearnerTest, CheckpointWithoutReplayResumesTheStep) {
 // A torn newest checkpoint (here its optimizer file cut short, as a crash
 // mid-write on a disk without the fsyncs would leave it) is caught by the
 // checksums in learner.txt; Load falls back to the previous checkpoint and
-// says so. With both damaged, the error names both.
+// says so, sets the torn one aside (never over an earlier one) and puts the
+// good one back in place, so the saves after it keep it as the previous one
+// instead of deleting it. With both damaged, the error names both and
+// nothing is moved.
 TEST(LearnerTest, DamagedNewestCheckpointFallsBackToThePreviousOne) {
+  namespace fs = std::filesystem;
   const std::string dir = ::testing::TempDir() + "/learner_fallback";
+  fs::remove_all(dir);
+  fs::remove_all(dir + ".old");
+  fs::remove_all(dir + ".damaged-1");
+  fs::remove_all(dir + ".damaged-2");
+  const auto tear = [](const std::string& file) {
+    fs::resize_file(file, fs::file_size(file) / 2);
+  };
   const std::vector<agent::SampledPosition> batch = TwoPositions();
   auto a = Learner::Create(SmallTraining(), 0.997, MakeNetwork(5));
   ASSERT_TRUE(a.ok());
@@ -317,25 +328,47 @@ TEST(LearnerTest, DamagedNewestCheckpointFallsBackToThePreviousOne) {
   ASSERT_TRUE((*a)->Save(dir).ok());  // step 1: becomes the previous one
   ASSERT_TRUE((*a)->Step(batch).ok());
   ASSERT_TRUE((*a)->Save(dir).ok());  // step 2: the newest
-  std::filesystem::resize_file(
-      dir + "/optimizer.pt",
-      std::filesystem::file_size(dir + "/optimizer.pt") / 2);
+  tear(dir + "/optimizer.pt");
 
   auto b = Learner::Create(SmallTraining(), 0.997, MakeNetwork(6));
   ASSERT_TRUE(b.ok());
   std::string note;
-  const absl::Status loaded = (*b)->Load(dir, nullptr, &note);
+  absl::Status loaded = (*b)->Load(dir, nullptr, &note);
   ASSERT_TRUE(loaded.ok()) << loaded;
   EXPECT_EQ((*b)->step(), 1);
   EXPECT_THAT(note, ::testing::HasSubstr("previous checkpoint"));
   EXPECT_THAT(note, ::testing::HasSubstr("optimizer.pt"));
   EXPECT_THAT(note, ::testing::HasSubstr("checksum"));
+  EXPECT_THAT(note, ::testing::HasSubstr(dir + ".damaged-1"));
+  EXPECT_TRUE(fs::exists(dir + ".damaged-1/optimizer.pt"));
+  EXPECT_FALSE(fs::exists(dir + ".old"));
 
-  std::filesystem::resize_file(dir + ".old/network.pt", 10);
-  const absl::Status both = (*b)->Load(dir, nullptr, &note);
+  // The next save keeps the good step-1 checkpoint as the previous one; a
+  // second torn newest falls back to it again and is set aside beside the
+  // first.
+  ASSERT_TRUE((*b)->Step(batch).ok());
+  ASSERT_TRUE((*b)->Save(dir).ok());
+  tear(dir + "/optimizer.pt");
+  auto c = Learner::Create(SmallTraining(), 0.997, MakeNetwork(7));
+  ASSERT_TRUE(c.ok());
+  loaded = (*c)->Load(dir, nullptr, &note);
+  ASSERT_TRUE(loaded.ok()) << loaded;
+  EXPECT_EQ((*c)->step(), 1);
+  EXPECT_THAT(note, ::testing::HasSubstr(dir + ".damaged-2"));
+  EXPECT_TRUE(fs::exists(dir + ".damaged-1/optimizer.pt"));
+
+  // Both damaged: refused, naming both, and both stay where they are.
+  ASSERT_TRUE((*c)->Step(batch).ok());
+  ASSERT_TRUE((*c)->Save(dir).ok());
+  tear(dir + "/optimizer.pt");
+  fs::resize_file(dir + ".old/network.pt", 10);
+  const absl::Status both = (*c)->Load(dir, nullptr, &note);
   EXPECT_EQ(both.code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(both.message(), ::testing::HasSubstr("optimizer.pt"));
   EXPECT_THAT(both.message(), ::testing::HasSubstr(".old/network.pt"));
+  EXPECT_TRUE(fs::exists(dir + "/learner.txt"));
+  EXPECT_TRUE(fs::exists(dir + ".old/learner.txt"));
+  EXPECT_FALSE(fs::exists(dir + ".damaged-3"));
 }
 
 }  // namespace

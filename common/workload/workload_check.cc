@@ -304,7 +304,13 @@ absl::Status CheckWorkload(const Workload& workload) {
     }
   }
   RETURN_IF_ERROR(CheckLoops(workload));
-  return CheckAliasGroups(workload);
+  RETURN_IF_ERROR(CheckAliasGroups(workload));
+  if (workload.buffers_size() == 0) {
+    return FieldError("buffers",
+                      "a workload needs at least one buffer (with none, the "
+                      "game has no decision to make)");
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace mmapzero

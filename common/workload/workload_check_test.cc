@@ -33,6 +33,17 @@ TEST(WorkloadCheckTest, AcceptsStaticOnlyWorkload) {
   EXPECT_TRUE(CheckWorkload(TwoStepWorkload()).ok());
 }
 
+// The game of a workload without buffers starts at its end: nothing for a
+// solver to decide, and a search from that state is a programming error.
+TEST(WorkloadCheckTest, RefusesAWorkloadWithoutBuffers) {
+  Workload workload = TwoStepWorkload();
+  workload.clear_buffers();
+  const absl::Status status = CheckWorkload(workload);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("buffers: a workload needs at least "
+                                          "one buffer"));
+}
+
 TEST(WorkloadCheckTest, RejectsNonPositiveSizeNamingFieldAndValue) {
   Workload workload = TwoStepWorkload();
   workload.mutable_buffers(0)->set_size(-5);

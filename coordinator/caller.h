@@ -1,0 +1,39 @@
+// Who calls a coordinator method that touches what a caller owns: the
+// jobs it submitted and the networks it registered. access_policy.h says
+// which roles may call a method at all; this says whose job or network a
+// caller may read, watch, cancel or delete: its own, or any for an admin.
+// Ownership is the identity access_policy.h's IdentifyCaller gives (the
+// client certificate's subject, or "token:ROLE"). When the coordinator
+// authenticates nobody, everyone owns everything.
+#ifndef MMAPZERO_COORDINATOR_CALLER_H_
+#define MMAPZERO_COORDINATOR_CALLER_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace grpc {
+class ServerContext;
+}  // namespace grpc
+
+namespace mmapzero::coordinator {
+
+struct Caller {
+  std::string identity;  // "" when nobody is authenticated
+  bool authenticated = false;
+  bool admin = false;
+
+  // Whether the caller may act on what `owner` owns. Jobs stored before
+  // jobs had owners have owner "": an admin's.
+  bool Owns(const std::string& owner) const {
+    return !authenticated || admin || owner == identity;
+  }
+};
+
+// The caller of `context` under the process's transport security
+// (transport_security.h); the errors of security::IdentifyCaller.
+absl::StatusOr<Caller> CallerOf(const grpc::ServerContext& context);
+
+}  // namespace mmapzero::coordinator
+
+#endif  // MMAPZERO_COORDINATOR_CALLER_H_
