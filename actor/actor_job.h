@@ -3,7 +3,9 @@
 // MuZeroConfig, and a play thread that runs SelfPlay (common/model/
 // self_play.h: search.batch_games games at once, one batched network call
 // per simulation round) and between moves adopts the newest parameters the
-// ParameterPoller fetched from the job's learner. Each finished game goes
+// ParameterPoller fetched from the job's learner, beginning with its
+// version 0, the job's starting network (pretrained, registered or fresh;
+// the only version of a job without learning). Each finished game goes
 // to the JobOutbox: its trajectory (tagged with the acting parameter
 // version) to replay, its solution to the coordinator when it beats this
 // actor's best for the job. The running totals (games, moves, simulations,

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/model/network_checkpoint.h"
@@ -64,7 +65,18 @@ absl::StatusOr<std::string> LoadInitialNetwork(const TrainingConfig& training,
                                                absl::string_view fetched) {
   absl::StatusOr<std::string> loaded =
       LoadNetworkByName(training.initial_network(), network, fetched);
-  if (loaded.ok()) return loaded;
+  if (loaded.ok()) {
+    if (training.initial_policy_uniform() && *loaded != kNoNetwork) {
+      torch::NoGradGuard no_grad;
+      for (auto& parameter : network->prediction->named_parameters()) {
+        if (absl::StartsWith(parameter.key(), "policy_head.")) {
+          parameter.value().zero_();
+        }
+      }
+      return absl::StrCat(*loaded, " (policy uniform)");
+    }
+    return loaded;
+  }
   return absl::Status(loaded.status().code(),
                       absl::StrCat("training.initial_network: ",
                                    loaded.status().message()));

@@ -36,7 +36,8 @@ absl::StatusOr<std::string> LoadNetworkByName(const std::string& name,
                                               absl::string_view fetched = {});
 
 // LoadNetworkByName(training.initial_network, ..., fetched), errors
-// naming the field.
+// naming the field; with training.initial_policy_uniform, a loaded
+// network's policy head is then zeroed (a uniform prior).
 absl::StatusOr<std::string> LoadInitialNetwork(const TrainingConfig& training,
                                                model::MuZeroNetwork& network,
                                                absl::string_view fetched = {});

@@ -83,6 +83,40 @@ TEST(InitialNetworkTest, AnotherConfigStartsFreshUnlessItAsksForTheDefault) {
   EXPECT_THAT(absent.status().message(), HasSubstr(missing));
 }
 
+// initial_policy_uniform keeps the shipped network's values but zeroes its
+// policy head: every action starts equally likely, as in a fresh network.
+TEST(InitialNetworkTest, APolicyUniformStartKeepsTheValuesOnly) {
+  const MuZeroConfig cpu = features::CpuPreset();
+  model::MuZeroNetwork shipped = Fresh(cpu);
+  ASSERT_EQ(Start(cpu, "default", shipped).value_or("error"), "default");
+  TrainingConfig training = cpu.training();
+  training.set_initial_network("default");
+  training.set_initial_policy_uniform(true);
+  model::MuZeroNetwork uniform = Fresh(cpu);
+  ASSERT_EQ(LoadInitialNetwork(training, uniform).value_or("error"),
+            "default (policy uniform)");
+  const model::ObservationShape shape = model::ShapeOf(cpu.features());
+  torch::manual_seed(5);
+  const torch::Tensor occupancy =
+      torch::rand({4, shape.time_bins, shape.byte_bins});
+  const torch::Tensor vector = torch::rand({4, shape.vector_size});
+  torch::NoGradGuard no_grad;
+  const model::NetworkOutput trained =
+      shipped->InitialInference(occupancy, vector);
+  const model::NetworkOutput started =
+      uniform->InitialInference(occupancy, vector);
+  EXPECT_GT(trained.policy_logits.abs().max().item<float>(), 0);
+  EXPECT_EQ(started.policy_logits.abs().max().item<float>(), 0);
+  EXPECT_TRUE(torch::equal(started.value_logits, trained.value_logits));
+
+  // Nothing to make uniform in a fresh network: it stays as built.
+  training.set_initial_network("none");
+  model::MuZeroNetwork none = Fresh(cpu);
+  const std::string fresh = Parameters(none);
+  ASSERT_EQ(LoadInitialNetwork(training, none).value_or("error"), "none");
+  EXPECT_EQ(Parameters(none), fresh);
+}
+
 TEST(InitialNetworkTest, AFileIsLoadedAndNamed) {
   const MuZeroConfig cpu = features::CpuPreset();
   model::MuZeroNetwork saved = Fresh(cpu);

@@ -354,4 +354,11 @@ bool SelfPlay::SyncParameters(const PublishedParameters& parameters) {
   return parameters.CopyIfNewer(network_, &parameter_version_);
 }
 
+bool SelfPlay::AdoptParameters(const PublishedParameters& parameters) {
+  int64_t version = -1;  // older than any published version
+  if (!parameters.CopyIfNewer(network_, &version)) return false;
+  parameter_version_ = version;
+  return true;
+}
+
 }  // namespace mmapzero::training

@@ -138,6 +138,12 @@ class SelfPlay {
 
   // Adopts newer published parameters; call between moves.
   bool SyncParameters(const PublishedParameters& parameters);
+  // Adopts the published parameters whatever their version, even one not
+  // newer than the acting one: a worker's first adoption, of a learner
+  // whose version 0 is the job's starting network (which SyncParameters,
+  // beside an acting version of 0, would pass over). False when nothing
+  // is published yet.
+  bool AdoptParameters(const PublishedParameters& parameters);
   // Learner step of the acting parameters (temperature, parameter_version).
   int64_t parameter_version() const { return parameter_version_; }
   void set_parameter_version(int64_t version) { parameter_version_ = version; }

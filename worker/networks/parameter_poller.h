@@ -57,7 +57,9 @@ class ParameterPoller {
   const ParameterPollerOptions options_;
   model::MuZeroNetwork staging_;  // the poll thread's only
   training::PublishedParameters published_;
-  int64_t have_ = 0;  // the poll thread's only
+  // The poll thread's only. -1: nothing yet, so that a learner's version 0
+  // (the job's starting network, before its first step) is fetched too.
+  int64_t have_ = -1;
 
   // What the poll thread shares with the others.
   struct Shared {
