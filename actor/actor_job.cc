@@ -137,16 +137,10 @@ ActorJobStats ActorJob::stats() const {
 
 void ActorJob::Play(std::stop_token stop) {
   // The learner's first version is the job's starting network (version 0
-  // for a new job: a pretrained, registered or fresh network), adopted
-  // even at version 0; until the learner publishes, the actor plays with
-  // the network it built.
-  bool adopted = false;
+  // for a new job), which SyncParameters adopts like any later one; until
+  // the learner publishes, the actor plays with the network it built.
   while (!stop.stop_requested()) {
-    const bool changed =
-        adopted ? self_play_->SyncParameters(poller_->published())
-                : self_play_->AdoptParameters(poller_->published());
-    adopted |= changed;
-    if (changed) {
+    if (self_play_->SyncParameters(poller_->published())) {
       service::LogLine(
           "info", "parameters_adopted",
           {{"job", job_id_},

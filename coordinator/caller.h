@@ -26,8 +26,10 @@ struct Caller {
   // Whether the caller may act on what `owner` owns. Jobs stored before
   // jobs had owners have owner "": an admin's.
   bool Owns(const std::string& owner) const {
-    return !authenticated || admin || owner == identity;
+    return OwnsEverything() || owner == identity;
   }
+  // Nobody authenticated, or an admin.
+  bool OwnsEverything() const { return !authenticated || admin; }
 };
 
 // The caller of `context` under the process's transport security

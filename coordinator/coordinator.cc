@@ -501,14 +501,24 @@ absl::StatusOr<v1::ListJobsResponse> Coordinator::ListJobs(
 }
 
 absl::StatusOr<v1::JobStatus> Coordinator::GetJob(
-    const v1::GetJobRequest& request, const Caller& caller,
-    absl::string_view method) {
+    const v1::GetJobRequest& request, const Caller& caller) {
   ASSIGN_OR_RETURN(const int64_t id, ParseJobId("job_id", request.job_id()));
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
   ASSIGN_OR_RETURN(const JobRecord job, JobLocked(id));
-  RETURN_IF_ERROR(CheckOwner(job, caller, method));
+  RETURN_IF_ERROR(CheckOwner(job, caller, "GetJob"));
   return StatusLocked(job);
+}
+
+absl::Status Coordinator::CheckJobOwner(const std::string& job_id,
+                                        const Caller& caller,
+                                        absl::string_view method) {
+  if (caller.OwnsEverything()) return absl::OkStatus();
+  const absl::StatusOr<int64_t> id = ParseJobId("job_id", job_id);
+  if (!id.ok()) return absl::OkStatus();
+  absl::MutexLock lock(&mu_);
+  const absl::StatusOr<JobRecord> job = JobLocked(*id);
+  return job.ok() ? CheckOwner(*job, caller, method) : absl::OkStatus();
 }
 
 absl::StatusOr<v1::JobStatus> Coordinator::CancelJob(

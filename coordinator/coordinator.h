@@ -132,9 +132,13 @@ class Coordinator {
       const v1::ListJobsRequest& request, const Caller& caller = {})
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<v1::JobStatus> GetJob(const v1::GetJobRequest& request,
-                                       const Caller& caller = {},
-                                       absl::string_view method = "GetJob")
+                                       const Caller& caller = {})
       ABSL_LOCKS_EXCLUDED(mu_);
+  // WatchJob's check before its first progress: OK when `caller` owns the
+  // job or there is no such job (the watch reports an unknown or malformed
+  // id itself); PermissionDenied, logged with `method`, otherwise.
+  absl::Status CheckJobOwner(const std::string& job_id, const Caller& caller,
+                             absl::string_view method) ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<v1::JobStatus> CancelJob(const v1::CancelJobRequest& request,
                                           const Caller& caller = {})
       ABSL_LOCKS_EXCLUDED(mu_);

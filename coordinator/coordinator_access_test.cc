@@ -342,12 +342,12 @@ TEST_F(CoordinatorAccessTest, AWorkerRefusedForGoodStopsTrying) {
     SCOPED_TRACE(token.empty() ? "no token" : "a client's token");
     server.bearer_token = token;
     Start(server);
+    worker::WorkerSessionOptions options;
+    options.coordinator = address_;
+    options.role = v1::WORKER_ROLE_ACTOR;
+    options.name = "refused-actor";
     absl::StatusOr<std::unique_ptr<worker::WorkerSession>> session =
-        worker::WorkerSession::Start(
-            {.coordinator = address_,
-             .role = v1::WORKER_ROLE_ACTOR,
-             .name = "refused-actor",
-             .rpc_deadline = absl::Seconds(5)});
+        worker::WorkerSession::Start(options);
     ASSERT_TRUE(session.ok()) << session.status();
     EXPECT_TRUE(worker::WaitFor([&] { return (*session)->refused(); }));
     absl::SleepFor(absl::Seconds(1));  // no retries: still nobody registered

@@ -50,13 +50,8 @@ grpc::Status JobServiceImpl::WatchJob(
     // Another identity's job is refused before the first progress; the
     // watch reports an unknown or malformed id itself.
     ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
-    v1::GetJobRequest job;
-    job.set_job_id(request->job_id());
-    if (const absl::Status owned =
-            coordinator_->GetJob(job, caller, "WatchJob").status();
-        absl::IsPermissionDenied(owned)) {
-      return owned;
-    }
+    RETURN_IF_ERROR(
+        coordinator_->CheckJobOwner(request->job_id(), caller, "WatchJob"));
     JobWatch watch(coordinator_, watch_options_);
     return watch.Run(
         request->job_id(),

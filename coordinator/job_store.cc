@@ -578,23 +578,28 @@ absl::StatusOr<std::vector<Lease>> JobStore::DeleteExpiredLeases(
 absl::Status JobStore::RecordCounters(int64_t job_id, int64_t worker_id,
                                       const WorkCounters& reported) {
   // Per count: the growth since the last report, or the whole report when
-  // it is smaller than the last (counting started again).
-  const auto grown = [](absl::string_view count) {
-    return absl::StrCat(count, " = ", count, " + CASE WHEN excluded.reported_",
-                        count, " >= reported_", count, " THEN excluded.reported_",
-                        count, " - reported_", count, " ELSE excluded.reported_",
-                        count, " END, reported_", count, " = excluded.reported_",
-                        count);
-  };
+  // it is smaller than the last (counting started again). Built once: every
+  // heartbeat writes it for every job of its worker.
+  static const std::string* const kUpsert = [] {
+    const auto grown = [](absl::string_view count) {
+      return absl::StrCat(count, " = ", count, " + CASE WHEN excluded.reported_",
+                          count, " >= reported_", count,
+                          " THEN excluded.reported_", count, " - reported_",
+                          count, " ELSE excluded.reported_", count,
+                          " END, reported_", count, " = excluded.reported_",
+                          count);
+    };
+    return new std::string(absl::StrCat(
+        "INSERT INTO job_counters (job_id, worker_id, games, moves, "
+        "simulations, reanalysed, reported_games, reported_moves, "
+        "reported_simulations, reported_reanalysed) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?3, ?4, ?5, ?6) "
+        "ON CONFLICT (job_id, worker_id) DO UPDATE SET ",
+        grown("games"), ", ", grown("moves"), ", ", grown("simulations"), ", ",
+        grown("reanalysed")));
+  }();
   return Write(
-      absl::StrCat(
-          "INSERT INTO job_counters (job_id, worker_id, games, moves, "
-          "simulations, reanalysed, reported_games, reported_moves, "
-          "reported_simulations, reported_reanalysed) "
-          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?3, ?4, ?5, ?6) "
-          "ON CONFLICT (job_id, worker_id) DO UPDATE SET ",
-          grown("games"), ", ", grown("moves"), ", ", grown("simulations"),
-          ", ", grown("reanalysed")),
+      *kUpsert,
       [&](Statement& upsert) {
         upsert.Bind(1, job_id)
             .Bind(2, worker_id)

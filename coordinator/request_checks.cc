@@ -2,6 +2,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/base/plain_name.h"
 #include "common/base/status_macros.h"
 #include "common/features/config_presets.h"
 #include "common/workload/workload_check.h"
@@ -91,12 +92,9 @@ absl::Status CheckSubmittedWorkload(const v1::SubmitJobRequest& request) {
         absl::StrCat("request_id: at most ", kMaxRequestIdLength,
                      " characters, got ", key.size()));
   }
-  for (const char c : key) {
-    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '.' &&
-        c != '_' && c != '-') {
-      return absl::InvalidArgumentError(
-          "request_id: only letters, digits, '.', '_' and '-'");
-    }
+  if (!IsPlainName(key)) {
+    return absl::InvalidArgumentError(
+        "request_id: only letters, digits, '.', '_' and '-'");
   }
   RETURN_IF_ERROR(CheckShownText("name", request.name(), kMaxJobNameBytes));
   if (!request.has_workload()) {

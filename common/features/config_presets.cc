@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/base/read_file.h"
+#include "common/base/plain_name.h"
 #include "common/base/status_macros.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
@@ -301,11 +302,7 @@ absl::Status CheckNetworkName(absl::string_view name, absl::string_view field) {
   if (!absl::ascii_isalnum(name[0])) {
     return bad("it must start with a letter or digit");
   }
-  for (const char c : name) {
-    if (!absl::ascii_isalnum(c) && c != '.' && c != '_' && c != '-') {
-      return bad("letters, digits, '.', '_' and '-' only");
-    }
-  }
+  if (!IsPlainName(name)) return bad("letters, digits, '.', '_' and '-' only");
   if (name == kNoNetwork || name == kDefaultNetwork) {
     return bad("none and default are reserved");
   }

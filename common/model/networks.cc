@@ -190,6 +190,8 @@ PredictionNetImpl::PredictionNetImpl(const NetworkConfig& config) {
   ZeroInit(value_head_);
 }
 
+void PredictionNetImpl::MakePolicyUniform() { ZeroInit(policy_head_); }
+
 PredictionOutput PredictionNetImpl::forward(const torch::Tensor& hidden) {
   const torch::Tensor x = trunk_->forward(hidden);
   return {policy_head_(x), value_head_(x)};

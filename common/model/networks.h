@@ -113,6 +113,9 @@ class PredictionNetImpl : public torch::nn::Module {
  public:
   explicit PredictionNetImpl(const NetworkConfig& config);
   PredictionOutput forward(const torch::Tensor& hidden);
+  // Zeroes the policy head, as a new network's is: every action's logit
+  // 0, a uniform prior (training.initial_policy_uniform).
+  void MakePolicyUniform();
 
  private:
   torch::nn::Sequential trunk_{nullptr};

@@ -13,7 +13,6 @@
 #include <memory>
 #include <optional>
 #include <system_error>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -21,7 +20,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/base/atomic_file.h"
+#include "common/base/plain_name.h"
 #include "common/base/read_file.h"
+#include "common/base/status_macros.h"
 #include "common/security/transport_security.h"
 
 namespace mmapzero::security {
@@ -123,6 +124,15 @@ absl::Status AddExtension(X509* cert, X509* issuer, int nid,
   X509_EXTENSION_free(extension);
   if (added != 1) return OpenSslError("X509_add_ext");
   return absl::OkStatus();
+}
+
+// DIR/HOLDER.key (mode 0600), then DIR/HOLDER.pem: a holder's files are
+// complete once its certificate is there.
+absl::Status WriteHolder(const std::string& dir, const std::string& holder,
+                         const IssuedCertificate& certificate) {
+  const std::string stem = absl::StrCat(dir, "/", holder);
+  RETURN_IF_ERROR(WriteFileAtomically(stem + ".key", certificate.key_pem, 0600));
+  return WriteFileAtomically(stem + ".pem", certificate.cert_pem, 0644);
 }
 
 bool IsIpAddress(const std::string& host) {
@@ -269,22 +279,9 @@ absl::Status WriteLocalCertificates(const LocalCertificatesOptions& options) {
   }
   // Leaves first and the CA last: a folder with a ca.pem is complete.
   for (const auto& [file, certificate] : issued) {
-    for (const auto& [path, contents, mode] :
-         {std::tuple{dir / (file + ".key"), certificate.key_pem, 0600},
-          std::tuple{dir / (file + ".pem"), certificate.cert_pem, 0644}}) {
-      if (absl::Status written =
-              WriteFileAtomically(path.string(), contents, mode);
-          !written.ok()) {
-        return written;
-      }
-    }
+    RETURN_IF_ERROR(WriteHolder(options.dir, file, certificate));
   }
-  if (absl::Status written =
-          WriteFileAtomically((dir / "ca.key").string(), ca->key_pem, 0600);
-      !written.ok()) {
-    return written;
-  }
-  return WriteFileAtomically((dir / "ca.pem").string(), ca->cert_pem, 0644);
+  return WriteHolder(options.dir, "ca", *ca);
 }
 
 absl::Status WriteClientCertificate(const std::string& dir,
@@ -296,12 +293,7 @@ absl::Status WriteClientCertificate(const std::string& dir,
         absl::StrCat("client name '", name.substr(0, 64), "': ", why));
   };
   if (name.empty() || name.size() > 64) return bad("1 to 64 characters");
-  for (const char c : name) {
-    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '.' &&
-        c != '_' && c != '-') {
-      return bad("letters, digits, '.', '_' and '-' only");
-    }
-  }
+  if (!IsPlainName(name)) return bad("letters, digits, '.', '_' and '-' only");
   for (const char* own : {"ca", "worker", "client", "admin"}) {
     if (name == own) return bad("the folder's own certificate has that name");
   }
@@ -326,13 +318,7 @@ absl::Status WriteClientCertificate(const std::string& dir,
   absl::StatusOr<IssuedCertificate> issued =
       IssueCertificate(ca, {name, Role::kClient, {}}, validity);
   if (!issued.ok()) return issued.status();
-  if (absl::Status written = WriteFileAtomically(
-          (folder / (name + ".key")).string(), issued->key_pem, 0600);
-      !written.ok()) {
-    return written;
-  }
-  return WriteFileAtomically((folder / (name + ".pem")).string(),
-                             issued->cert_pem, 0644);
+  return WriteHolder(dir, name, *issued);
 }
 
 TransportSecurityFiles CertificateDirFiles(const std::string& dir,

@@ -3,7 +3,6 @@
 #include <filesystem>
 #include <system_error>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/model/network_checkpoint.h"
@@ -67,12 +66,7 @@ absl::StatusOr<std::string> LoadInitialNetwork(const TrainingConfig& training,
       LoadNetworkByName(training.initial_network(), network, fetched);
   if (loaded.ok()) {
     if (training.initial_policy_uniform() && *loaded != kNoNetwork) {
-      torch::NoGradGuard no_grad;
-      for (auto& parameter : network->prediction->named_parameters()) {
-        if (absl::StartsWith(parameter.key(), "policy_head.")) {
-          parameter.value().zero_();
-        }
-      }
+      network->prediction->MakePolicyUniform();
       return absl::StrCat(*loaded, " (policy uniform)");
     }
     return loaded;

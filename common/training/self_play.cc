@@ -351,13 +351,11 @@ void SelfPlay::PlayGames(int64_t games) {
 }
 
 bool SelfPlay::SyncParameters(const PublishedParameters& parameters) {
-  return parameters.CopyIfNewer(network_, &parameter_version_);
-}
-
-bool SelfPlay::AdoptParameters(const PublishedParameters& parameters) {
-  int64_t version = -1;  // older than any published version
+  // -1: older than any published version.
+  int64_t version = synced_ ? parameter_version_ : -1;
   if (!parameters.CopyIfNewer(network_, &version)) return false;
   parameter_version_ = version;
+  synced_ = true;
   return true;
 }
 

@@ -42,7 +42,9 @@
 // network (so the learner's optimiser never writes under a running
 // forward); between moves it calls SyncParameters(), which copies the
 // newest published version into that private network when it is newer than
-// the one it acts with. The version is the learner step: it sets the
+// the one it acts with, or, while it acts with the network it was created
+// with, whatever version is published (a learner's version 0 is the job's
+// starting network). The version is the learner step: it sets the
 // visit-count temperature (VisitTemperature) and is recorded as
 // Trajectory.parameter_version.
 //
@@ -136,17 +138,17 @@ class SelfPlay {
     observed_.set_observer(std::move(observer));
   }
 
-  // Adopts newer published parameters; call between moves.
+  // Adopts newer published parameters (the first time, any published
+  // version: the file comment); call between moves.
   bool SyncParameters(const PublishedParameters& parameters);
-  // Adopts the published parameters whatever their version, even one not
-  // newer than the acting one: a worker's first adoption, of a learner
-  // whose version 0 is the job's starting network (which SyncParameters,
-  // beside an acting version of 0, would pass over). False when nothing
-  // is published yet.
-  bool AdoptParameters(const PublishedParameters& parameters);
   // Learner step of the acting parameters (temperature, parameter_version).
   int64_t parameter_version() const { return parameter_version_; }
-  void set_parameter_version(int64_t version) { parameter_version_ = version; }
+  // The network it was created with is that version's (set by a caller
+  // that copied the published parameters itself).
+  void set_parameter_version(int64_t version) {
+    parameter_version_ = version;
+    synced_ = true;
+  }
 
   // Games may start from `solution` (best_start_fraction) when its return
   // beats the start solution's so far; a solution that does not cover
@@ -212,6 +214,9 @@ class SelfPlay {
   std::vector<Live> live_;
   uint64_t games_started_ = 0;
   int64_t parameter_version_ = 0;
+  // Whether the acting parameters are a published version (adopted, or
+  // set_parameter_version) rather than the network it was created with.
+  bool synced_ = false;
   SelfPlayCounters counters_;
   std::optional<double> best_return_us_;
   BestGameStarts starts_;  // after fresh_ and counters_, which it uses
