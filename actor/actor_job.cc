@@ -104,7 +104,9 @@ ActorJob::ActorJob(std::string job_id, const ActorJobOptions& options,
           .report = [session = options.session, job = job_id_](
                         const Solution& solution, int64_t version) {
             return session->ReportSolution(job, solution, version);
-          }}) {}
+          },
+          .lease_ticket = [session = options.session,
+                           job = job_id_] { return session->LeaseTicket(job); }}) {}
 
 ActorJob::~ActorJob() { Stop(absl::ZeroDuration()); }
 

@@ -3,6 +3,7 @@
 #include "coordinator/coordinator.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
 #include <utility>
 
@@ -15,6 +16,7 @@
 #include "common/service/log_line.h"
 #include "common/validate/faster_solution.h"
 #include "coordinator/ids.h"
+#include "coordinator/lease_key.h"
 #include "coordinator/request_checks.h"
 #include "coordinator/verified_solution.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -69,8 +71,15 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Open(
   ASSIGN_OR_RETURN(std::unique_ptr<JobStore> store,
                    JobStore::Open(options.data_dir));
   ASSIGN_OR_RETURN(const std::vector<JobRecord> jobs, store->ListJobs());
+  ASSIGN_OR_RETURN(std::string lease_key, LoadOrCreateLeaseKey(options.data_dir));
   std::unique_ptr<Coordinator> coordinator(
       new Coordinator(std::move(options), std::move(store)));
+  coordinator->lease_key_ = std::move(lease_key);
+  ASSIGN_OR_RETURN(coordinator->audit_,
+                   AuditLog::Open((std::filesystem::path(
+                                       coordinator->options_.data_dir) /
+                                   "audit.jsonl")
+                                      .string()));
   Coordinator* raw = coordinator.get();
   const int solves = coordinator->options_.max_seed_solves;
   coordinator->seeds_ = std::make_unique<SeedQueue>(
@@ -90,6 +99,16 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Open(
 Coordinator::~Coordinator() {
   Close();
   if (seeds_ != nullptr) seeds_->Stop();
+}
+
+void Coordinator::Audit(const std::string& event, const Caller& caller,
+                        const AuditLog::Fields& fields) {
+  const absl::Status written =
+      audit_->Record(options_.clock(), event, caller.identity, fields);
+  if (!written.ok()) {
+    service::LogLine("warning", "audit_failed",
+                     {{"event", event}, {"error", written.ToString()}});
+  }
 }
 
 int64_t Coordinator::NowMs() const {
@@ -417,6 +436,10 @@ absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
                    {{"job", FormatJobId(job.id)},
                     {"owner", job.owner},
                     {"buffers", absl::StrCat(job.num_buffers)}});
+  Audit("job_submitted", caller,
+        {{"job", FormatJobId(job.id)},
+         {"name", job.name},
+         {"buffers", absl::StrCat(job.num_buffers)}});
   v1::SubmitJobResponse response;
   response.set_job_id(FormatJobId(job.id));
   ASSIGN_OR_RETURN(*response.mutable_job(), StatusLocked(job));
@@ -551,6 +574,8 @@ absl::StatusOr<v1::JobStatus> Coordinator::CancelJob(
                      {{"job", FormatJobId(job.id)},
                       {"by", caller.identity},
                       {"reason", reason}});
+    Audit("job_cancelled", caller,
+          {{"job", FormatJobId(job.id)}, {"reason", reason}});
   }
   if (seeding) seeds_->Cancel(id);  // its seed solve stops: no longer needed
   return StatusLocked(job);

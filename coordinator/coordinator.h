@@ -32,6 +32,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "coordinator/audit_log.h"
 #include "coordinator/caller.h"
 #include "coordinator/job_store.h"
 #include "coordinator/seed_queue.h"
@@ -151,8 +152,12 @@ class Coordinator {
       const v1::RegisterRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<v1::HeartbeatResponse> Heartbeat(
       const v1::HeartbeatRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
+  // From a worker under authentication, the request's lease ticket must
+  // be a live (or just ended) lease of that worker on the job
+  // (lease_ticket.h); an admin and an unauthenticated caller need none.
   absl::StatusOr<v1::ReportSolutionResponse> ReportSolution(
-      const v1::ReportSolutionRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
+      const v1::ReportSolutionRequest& request, const Caller& caller = {})
+      ABSL_LOCKS_EXCLUDED(mu_);
   // FetchWorkload's bytes: NotFound for an unknown worker or job,
   // PermissionDenied unless the worker holds a live lease on the job.
   absl::StatusOr<std::shared_ptr<const SerializedWorkload>> WorkloadForWorker(
@@ -247,6 +252,10 @@ class Coordinator {
       ABSL_LOCKS_EXCLUDED(mu_);
 
   int64_t NowMs() const;
+  // One audit line (audit_log.h) for a change `caller` made; a failure to
+  // write it is logged, the change stands.
+  void Audit(const std::string& event, const Caller& caller,
+             const AuditLog::Fields& fields);
   absl::Status CheckOpenLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // OK when `caller` owns `job` (caller.h); PermissionDenied otherwise,
   // logged as `refused` with `method`, the caller and the job.
@@ -324,6 +333,11 @@ class Coordinator {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const CoordinatorOptions options_;
+  // Signs the lease tickets of assignments (lease_ticket.h); kept in the
+  // data directory (lease_key.h), set once in Open before any call.
+  std::string lease_key_;
+  // audit.jsonl in the data directory (audit_log.h); set once in Open.
+  std::unique_ptr<AuditLog> audit_;
   mutable absl::Mutex mu_;
   std::unique_ptr<JobStore> store_ ABSL_GUARDED_BY(mu_);
   // Parsed workloads by job, loaded on first use.

@@ -12,10 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "common/base/atomic_file.h"
+#include "common/base/read_file.h"
 #include "common/features/config_presets.h"
 #include "common/rpc/client_channel.h"
 #include "common/security/local_certificates.h"
+#include "common/security/test_certificates.h"
 #include "common/security/transport_security.h"
 #include "common/workload/proto_io.h"
 #include "coordinator/coordinator_server.h"
@@ -36,23 +39,13 @@ using ::testing::HasSubstr;
 
 class CoordinatorAccessTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    certificates_ = dir_.path() + "/tls";
-    security::LocalCertificatesOptions options;
-    options.dir = certificates_;
-    ASSERT_TRUE(security::WriteLocalCertificates(options).ok());
-  }
-
   void TearDown() override {
     server_.reset();
     security::SetProcessTransportSecurity(security::TransportSecurity());
   }
 
   security::TransportSecurity Identity(const std::string& holder) {
-    absl::StatusOr<security::TransportSecurity> security =
-        security::SecurityFromCertificateDir(certificates_, holder);
-    EXPECT_TRUE(security.ok()) << security.status();
-    return security.ok() ? *security : security::TransportSecurity();
+    return certificates_.Identity(holder);
   }
 
   // The coordinator, serving under `security` (the process's).
@@ -161,7 +154,7 @@ class CoordinatorAccessTest : public ::testing::Test {
   }
 
   TestDir dir_;
-  std::string certificates_;
+  security::TestCertificates certificates_{dir_.path() + "/tls"};
   std::unique_ptr<CoordinatorServer> server_;
   std::string address_;
 };
@@ -192,14 +185,14 @@ TEST_F(CoordinatorAccessTest, EachRoleCallsOnlyItsOwnMethods) {
 TEST_F(CoordinatorAccessTest, AClientSeesAndCancelsOnlyItsOwnJobs) {
   // A second client identity, as `mmapctl certs --client bob` issues it.
   ASSERT_TRUE(
-      security::WriteClientCertificate(certificates_, "bob", absl::Hours(1))
+      security::WriteClientCertificate(certificates_.dir(), "bob", absl::Hours(1))
           .ok());
   EXPECT_EQ(
-      security::WriteClientCertificate(certificates_, "bob", absl::Hours(1))
+      security::WriteClientCertificate(certificates_.dir(), "bob", absl::Hours(1))
           .code(),
       absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(
-      security::WriteClientCertificate(certificates_, "admin", absl::Hours(1))
+      security::WriteClientCertificate(certificates_.dir(), "admin", absl::Hours(1))
           .code(),
       absl::StatusCode::kInvalidArgument);
   Start(Identity("worker"));
@@ -263,6 +256,25 @@ TEST_F(CoordinatorAccessTest, AClientSeesAndCancelsOnlyItsOwnJobs) {
   EXPECT_THAT(JobCalls(alice, alices),
               ::testing::ElementsAre(ok, ok, ok, ok));
   EXPECT_THAT(JobCalls(admin, bobs), ::testing::ElementsAre(ok, ok, ok, ok));
+
+  // The audit log names who submitted and who cancelled, one JSON object
+  // a line; Bob's refused cancel changed nothing and is not in it.
+  const absl::StatusOr<std::string> audit =
+      ReadWholeFile(dir_.path() + "/audit.jsonl");
+  ASSERT_TRUE(audit.ok()) << audit.status();
+  const std::vector<std::string> lines =
+      absl::StrSplit(*audit, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 4u) << *audit;
+  EXPECT_THAT(lines[0], HasSubstr("\"event\":\"job_submitted\""));
+  EXPECT_THAT(lines[0], HasSubstr("CN=mmapzero-client"));
+  EXPECT_THAT(lines[0], HasSubstr("\"job\":\"" + alices + "\""));
+  EXPECT_THAT(lines[1], HasSubstr("CN=bob"));
+  EXPECT_THAT(lines[2], HasSubstr("\"event\":\"job_cancelled\""));
+  EXPECT_THAT(lines[2], HasSubstr("CN=mmapzero-client"));
+  EXPECT_THAT(lines[2], HasSubstr("\"job\":\"" + alices + "\""));
+  EXPECT_THAT(lines[3], HasSubstr("\"event\":\"job_cancelled\""));
+  EXPECT_THAT(lines[3], HasSubstr("CN=mmapzero-admin"));
+  EXPECT_THAT(lines[3], HasSubstr("\"job\":\"" + bobs + "\""));
 }
 
 TEST_F(CoordinatorAccessTest, CallerWithoutCertificateIsUnauthenticated) {

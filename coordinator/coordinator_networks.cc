@@ -279,6 +279,10 @@ absl::StatusOr<v1::NetworkInfo> Coordinator::ImportNetwork(
                     {"source", info.source()},
                     {"sha256", info.sha256()},
                     {"owner", info.owner()}});
+  Audit("network_registered", caller,
+        {{"name", info.name()},
+         {"source", info.source()},
+         {"sha256", info.sha256()}});
   return info;
 }
 
@@ -297,6 +301,7 @@ absl::StatusOr<v1::DeleteNetworkResponse> Coordinator::DeleteNetwork(
   RETURN_IF_ERROR(store_->DeleteNetwork(request.name()).status());
   service::LogLine("info", "network_deleted",
                    {{"name", info.name()}, {"by", caller.identity}});
+  Audit("network_deleted", caller, {{"name", info.name()}});
   return v1::DeleteNetworkResponse();
 }
 

@@ -8,6 +8,8 @@
 #include "absl/strings/str_format.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/enum_names.h"
+#include "common/rpc/writer_lease.h"
+#include "common/security/lease_ticket.h"
 #include "common/validate/faster_solution.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/ids.h"
@@ -47,6 +49,10 @@ absl::StatusOr<v1::RegisterResponse> Coordinator::Register(
   response.set_heartbeat_interval_ms(
       absl::ToInt64Milliseconds(options_.heartbeat_interval));
   response.set_lease_ttl_ms(absl::ToInt64Milliseconds(options_.lease_ttl));
+  // The replay server checks its writers' tickets itself.
+  if (worker.role == v1::WORKER_ROLE_REPLAY) {
+    response.set_lease_key(lease_key_);
+  }
   return response;
 }
 
@@ -171,6 +177,13 @@ absl::StatusOr<v1::Assignment> Coordinator::AssignmentLocked(
     if (lease.job_id != job_id) continue;
     if (lease.worker_id == worker.id && lease.role == worker.role) {
       assignment.set_lease_expiry_unix_ms(lease.expiry_ms);
+      v1::LeaseTicket& ticket = *assignment.mutable_lease_ticket();
+      ticket.set_job_id(assignment.job_id());
+      ticket.set_worker_id(FormatWorkerId(worker.id));
+      ticket.set_role(worker.role);
+      ticket.set_expiry_unix_ms(lease.expiry_ms);
+      ticket.set_grace_ms(absl::ToInt64Milliseconds(options_.lease_ttl));
+      security::SignLeaseTicket(lease_key_, ticket);
     }
     if (lease.role != v1::WORKER_ROLE_LEARNER &&
         lease.role != v1::WORKER_ROLE_REPLAY) {
@@ -267,6 +280,9 @@ absl::StatusOr<v1::HeartbeatResponse> Coordinator::Heartbeat(
   }
   response.set_heartbeat_interval_ms(
       absl::ToInt64Milliseconds(options_.heartbeat_interval));
+  if (record.role == v1::WORKER_ROLE_REPLAY) {
+    response.set_lease_key(lease_key_);
+  }
   return response;
 }
 
@@ -309,7 +325,7 @@ Coordinator::WorkloadForWorker(const std::string& worker_text,
 }
 
 absl::StatusOr<v1::ReportSolutionResponse> Coordinator::ReportSolution(
-    const v1::ReportSolutionRequest& request) {
+    const v1::ReportSolutionRequest& request, const Caller& caller) {
   ASSIGN_OR_RETURN(const int64_t job_id,
                    ParseJobId("job_id", request.job_id()));
   if (!request.has_solution()) {
@@ -333,6 +349,17 @@ absl::StatusOr<v1::ReportSolutionResponse> Coordinator::ReportSolution(
       if (absl::IsNotFound(worker.status())) return WorkerNotFound(worker_id);
       RETURN_IF_ERROR(worker.status());
       if (solver_name.empty()) solver_name = rpc::WorkerRoleName(worker->role);
+    }
+    // Only the job's workers write to it (an unknown job or worker is
+    // NotFound first: that says more).
+    if (!caller.OwnsEverything()) {
+      RETURN_IF_ERROR(rpc::CheckWriterLease(
+          {.method = "ReportSolution",
+           .caller = caller.identity,
+           .job_id = request.job_id(),
+           .worker_id = request.worker_id(),
+           .ticket = &request.lease_ticket()},
+          lease_key_, {v1::WORKER_ROLE_ACTOR}, NowMs()));
     }
     ASSIGN_OR_RETURN(workload, WorkloadLocked(job_id));
   }

@@ -5,6 +5,7 @@
 
 #include "common/base/status_macros.h"
 #include "common/rpc/chunked_bytes.h"
+#include "coordinator/caller.h"
 #include "coordinator/network_chunks.h"
 
 namespace mmapzero::coordinator {
@@ -32,7 +33,11 @@ grpc::Status WorkerServiceImpl::ReportSolution(
     v1::ReportSolutionResponse* response) {
   return ServeUnary(
       "ReportSolution", *context, observer_,
-      [&] { return coordinator_->ReportSolution(*request); }, response);
+      [&]() -> absl::StatusOr<v1::ReportSolutionResponse> {
+        ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
+        return coordinator_->ReportSolution(*request, caller);
+      },
+      response);
 }
 
 grpc::Status WorkerServiceImpl::FetchWorkload(

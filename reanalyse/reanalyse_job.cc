@@ -121,6 +121,7 @@ ReanalyseJob::RoundResult ReanalyseJob::Round() {
     }
   }
   if (update.updates().empty()) return RoundResult::kFailed;
+  *update.mutable_lease_ticket() = options_.session->LeaseTicket(job_id_);
   const absl::StatusOr<v1::UpdateTargetsResponse> result =
       replay_.UpdateTargets(update, options_.rpc_deadline);
   if (!result.ok()) return Failed("update_targets_failed", result.status());

@@ -43,7 +43,10 @@ absl::StatusOr<std::unique_ptr<ReplayServer>> ReplayServer::Start(
         StartReplayMetrics(options.metrics_listen, server->tables_.get()));
   }
   server->service_ = std::make_unique<ReplayServiceImpl>(
-      server->tables_.get(), server->metrics_.get());
+      server->tables_.get(), server->metrics_.get(), [raw = server.get()] {
+        worker::WorkerSession* session = raw->key_session_.load();
+        return session != nullptr ? session->lease_key() : std::string();
+      });
   ASSIGN_OR_RETURN(
       rpc::StartedServer started,
       rpc::StartGrpcServer({.listen = options.listen,
@@ -62,6 +65,7 @@ absl::StatusOr<std::unique_ptr<ReplayServer>> ReplayServer::Start(
                                             .address = server->advertise_,
                                             .capacity = options.job_capacity,
                                             .name = options.name}));
+    server->key_session_.store(server->session_.get());
   }
   // /healthz: the tables' checkpoints are written (a full or failing disk
   // fails it) and this loop goes round.

@@ -18,6 +18,7 @@
 
 #include <grpcpp/server.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
@@ -79,6 +80,9 @@ class ReplayServer {
   std::unique_ptr<ReplayServiceImpl> service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<worker::WorkerSession> session_;
+  // session_ for the service's handlers, which run from before it is set
+  // (the lease key's source).
+  std::atomic<worker::WorkerSession*> key_session_{nullptr};
   int port_ = 0;
   std::string advertise_;
   int64_t assignments_seen_ = -1;  // session version applied (Run's thread)

@@ -1,17 +1,45 @@
 #include "replay/replay_service.h"
 
 #include "absl/time/time.h"
+#include "common/base/status_macros.h"
+#include "common/rpc/writer_lease.h"
 
 namespace mmapzero::replay {
 
 using rpc::ServeUnary;
+
+absl::Status ReplayServiceImpl::CheckWriter(const grpc::ServerContext& context,
+                                            absl::string_view method,
+                                            const std::string& job_id,
+                                            const std::string& worker_id,
+                                            const v1::LeaseTicket& ticket,
+                                            v1::WorkerRole role) const {
+  RETURN_IF_ERROR(CheckJobId(job_id));  // a malformed id says so first
+  std::string caller;
+  ASSIGN_OR_RETURN(const bool needs, rpc::NeedsLeaseTicket(context, &caller));
+  if (!needs) return absl::OkStatus();
+  return rpc::CheckWriterLease({.method = method,
+                                .caller = caller,
+                                .job_id = job_id,
+                                .worker_id = worker_id,
+                                .ticket = &ticket},
+                               lease_key_ ? lease_key_() : std::string(),
+                               {role}, absl::ToUnixMillis(absl::Now()));
+}
 
 grpc::Status ReplayServiceImpl::InsertTrajectories(
     grpc::ServerContext* context, const v1::InsertTrajectoriesRequest* request,
     v1::InsertTrajectoriesResponse* response) {
   return ServeUnary(
       "InsertTrajectories", *context, observer_,
-      [&] { return tables_->Insert(*request); }, response);
+      [&]() -> absl::StatusOr<v1::InsertTrajectoriesResponse> {
+        RETURN_IF_ERROR(CheckWriter(*context, "InsertTrajectories",
+                                    request->job_id(), request->worker_id(),
+                                    request->lease_ticket(),
+                                    v1::WORKER_ROLE_ACTOR));
+        return tables_->Insert(*request);
+      },
+      response);
 }
 
 grpc::Status ReplayServiceImpl::SampleBatch(
@@ -36,7 +64,14 @@ grpc::Status ReplayServiceImpl::UpdateTargets(
     v1::UpdateTargetsResponse* response) {
   return ServeUnary(
       "UpdateTargets", *context, observer_,
-      [&] { return tables_->UpdateTargets(*request); }, response);
+      [&]() -> absl::StatusOr<v1::UpdateTargetsResponse> {
+        RETURN_IF_ERROR(CheckWriter(*context, "UpdateTargets",
+                                    request->job_id(), /*worker_id=*/"",
+                                    request->lease_ticket(),
+                                    v1::WORKER_ROLE_REANALYSE));
+        return tables_->UpdateTargets(*request);
+      },
+      response);
 }
 
 grpc::Status ReplayServiceImpl::GetStats(grpc::ServerContext* context,

@@ -215,15 +215,23 @@ class RealBinariesBadInputTest : public ::testing::Test {
     return response;
   }
 
-  grpc::Status Insert(const v1::InsertTrajectoriesRequest& request) {
+  // With the actor's lease ticket unless the request has one: the
+  // request's other parts are what these tests are about.
+  grpc::Status Insert(v1::InsertTrajectoriesRequest request) {
+    if (!request.has_lease_ticket()) {
+      *request.mutable_lease_ticket() = actor_ticket_;
+    }
     v1::InsertTrajectoriesResponse response;
     grpc::ClientContext context;
     SetDeadline(&context);
     return replay_->InsertTrajectories(&context, request, &response);
   }
 
-  grpc::Status Report(const v1::ReportSolutionRequest& request,
+  grpc::Status Report(v1::ReportSolutionRequest request,
                       v1::ReportSolutionResponse* response) {
+    if (!request.has_lease_ticket()) {
+      *request.mutable_lease_ticket() = actor_ticket_;
+    }
     grpc::ClientContext context;
     SetDeadline(&context);
     return workers_->ReportSolution(&context, request, response);
@@ -246,6 +254,7 @@ class RealBinariesBadInputTest : public ::testing::Test {
     const v1::HeartbeatResponse actor = Heartbeat(actor_);
     ASSERT_EQ(actor.assignments_size(), 1);
     ASSERT_EQ(actor.assignments(0).job_id(), kRunningJob);
+    actor_ticket_ = actor.assignments(0).lease_ticket();
 
     v1::InsertTrajectoriesRequest insert;
     insert.set_job_id(kRunningJob);
@@ -362,6 +371,7 @@ class RealBinariesBadInputTest : public ::testing::Test {
   std::unique_ptr<v1::ReplayService::Stub> replay_;
   std::string learner_;
   std::string actor_;
+  v1::LeaseTicket actor_ticket_;  // the actor's lease on kRunningJob
   ClusterState before_;
 };
 

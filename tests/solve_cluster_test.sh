@@ -162,4 +162,9 @@ grep -qE '^job-[0-9]+ +small.json +done' "$work/list_up.out" ||
   fail "the solve's job is not listed as done"
 run down local down --data-dir "$work/data-up"
 expect_stopped "$work/data-up" "$work/up.out"
+# Every write of these runs carried its writer's lease ticket: nothing
+# the workers sent was refused.
+if grep -H "event=refused" "$work"/data-*/*.log; then
+  fail "a worker's write was refused in an ordinary run"
+fi
 echo "PASS"

@@ -165,6 +165,9 @@ bool JobOutbox::SendReport() {
 
 bool JobOutbox::SendBatch() {
   v1::InsertTrajectoriesRequest request;
+  if (options_.lease_ticket) {
+    *request.mutable_lease_ticket() = options_.lease_ticket();
+  }
   uint64_t last_seq = 0;
   absl::Duration deadline;
   {

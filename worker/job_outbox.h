@@ -55,6 +55,9 @@ struct JobOutboxOptions {
   int64_t max_request_bytes = int64_t{60} << 20;
   absl::Duration rpc_deadline = absl::Seconds(5);
   SolutionReporter report;  // may be empty: no reports
+  // The worker's lease ticket on the job, read for each insert
+  // (WorkerSession::LeaseTicket); may be empty: none sent.
+  std::function<v1::LeaseTicket()> lease_ticket;
 };
 
 struct OutboxStats {

@@ -201,6 +201,7 @@ bool WorkerSession::RegisterOnce() {
   }
   lease_ttl_ =
       absl::Milliseconds(std::max<int64_t>(0, response.lease_ttl_ms()));
+  lease_key_ = response.lease_key();
   service::LogLine("info", "registered",
                    {{"worker_id", worker_id_},
                     {"coordinator", options_.coordinator},
@@ -269,6 +270,7 @@ bool WorkerSession::HeartbeatOnce() {
     return false;
   }
   ++heartbeats_;
+  if (!response.lease_key().empty()) lease_key_ = response.lease_key();
   if (response.heartbeat_interval_ms() > 0) {
     interval_ = absl::Milliseconds(response.heartbeat_interval_ms());
   }
@@ -282,6 +284,17 @@ bool WorkerSession::HeartbeatOnce() {
     if (!filled.has_value()) continue;  // fetched on a later heartbeat
     assigned.insert(assignment.job_id());
     assignments.push_back(*std::move(filled));
+  }
+  // Tickets outlive their assignment by their grace (writes in flight).
+  const int64_t now_ms = absl::ToUnixMillis(absl::Now());
+  absl::erase_if(tickets_, [now_ms](const auto& entry) {
+    const v1::LeaseTicket& ticket = entry.second;
+    return ticket.expiry_unix_ms() + ticket.grace_ms() < now_ms;
+  });
+  for (const v1::Assignment& assignment : assignments) {
+    if (assignment.has_lease_ticket()) {
+      tickets_[assignment.job_id()] = assignment.lease_ticket();
+    }
   }
   // The cache holds only what is assigned now.
   absl::erase_if(job_cache_, [&assigned](const auto& entry) {
@@ -361,6 +374,17 @@ std::string WorkerSession::worker_id() const {
   return worker_id_;
 }
 
+v1::LeaseTicket WorkerSession::LeaseTicket(const std::string& job_id) const {
+  absl::MutexLock lock(&mu_);
+  const auto found = tickets_.find(job_id);
+  return found == tickets_.end() ? v1::LeaseTicket() : found->second;
+}
+
+std::string WorkerSession::lease_key() const {
+  absl::MutexLock lock(&mu_);
+  return lease_key_;
+}
+
 std::vector<v1::Assignment> WorkerSession::Assignments() const {
   absl::MutexLock lock(&mu_);
   return assignments_;
@@ -417,6 +441,7 @@ absl::StatusOr<v1::ReportSolutionResponse> WorkerSession::ReportSolution(
   request.set_worker_id(worker_id());
   *request.mutable_solution() = solution;
   request.set_parameter_version(parameter_version);
+  *request.mutable_lease_ticket() = LeaseTicket(job_id);
   v1::ReportSolutionResponse response;
   grpc::ClientContext context;
   SetDeadline(&context, options_.rpc_deadline);

@@ -106,7 +106,18 @@ class WorkerSession {
   // Forgets a job's counters (the worker stopped working on it).
   void ClearCounters(const std::string& job_id) ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Sends a finished game's solution; the coordinator validates it.
+  // The newest lease ticket of this worker on `job_id` (Assignment
+  // .lease_ticket), kept for one lease TTL past its expiry after the job
+  // leaves the assignments, so that writes still in flight carry it; an
+  // empty ticket when there is none.
+  v1::LeaseTicket LeaseTicket(const std::string& job_id) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // The coordinator's lease key, given to replay workers at registration
+  // (worker.proto); "" before that and for other roles.
+  std::string lease_key() const ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Sends a finished game's solution with the job's lease ticket; the
+  // coordinator validates it.
   absl::StatusOr<v1::ReportSolutionResponse> ReportSolution(
       const std::string& job_id, const Solution& solution,
       int64_t parameter_version) ABSL_LOCKS_EXCLUDED(mu_);
@@ -157,6 +168,10 @@ class WorkerSession {
       ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, v1::JobCounters> counters_
       ABSL_GUARDED_BY(mu_);
+  // job id -> the newest lease ticket (LeaseTicket()).
+  absl::flat_hash_map<std::string, v1::LeaseTicket> tickets_
+      ABSL_GUARDED_BY(mu_);
+  std::string lease_key_ ABSL_GUARDED_BY(mu_);
   int64_t version_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t heartbeats_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

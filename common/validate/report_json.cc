@@ -9,39 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/base/json_quoted.h"
 
 namespace mmapzero::validate {
 namespace {
-
-std::string Quote(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += absl::StrFormat("\\u%04x", static_cast<int>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
 
 // Shortest text that reads back as the same double; null when not finite.
 std::string Number(double value) {
@@ -68,13 +39,13 @@ class JsonObject {
     return Raw(key, value ? "true" : "false");
   }
   JsonObject& Str(std::string_view key, std::string_view value) {
-    return Raw(key, Quote(value));
+    return Raw(key, JsonQuoted(value));
   }
 
   std::string Inline() const {
     std::vector<std::string> parts;
     for (const auto& [key, json] : members_) {
-      parts.push_back(absl::StrCat(Quote(key), ": ", json));
+      parts.push_back(absl::StrCat(JsonQuoted(key), ": ", json));
     }
     return absl::StrCat("{", absl::StrJoin(parts, ", "), "}");
   }
@@ -83,7 +54,7 @@ class JsonObject {
     const std::string pad(indent + 2, ' ');
     std::vector<std::string> parts;
     for (const auto& [key, json] : members_) {
-      parts.push_back(absl::StrCat(pad, Quote(key), ": ", json));
+      parts.push_back(absl::StrCat(pad, JsonQuoted(key), ": ", json));
     }
     return absl::StrCat("{\n", absl::StrJoin(parts, ",\n"), "\n",
                         std::string(indent, ' '), "}");
