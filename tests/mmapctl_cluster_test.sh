@@ -241,6 +241,10 @@ grep -q "\"job_id\": \"$job\"" "$work/list_json.out" ||
   fail "list --state cancelled --json misses $job"
 
 run down local down --data-dir "$data"
+# Every service stops on SIGTERM within local down's 10 s.
+if grep -q SIGKILL "$work/down.out"; then
+  fail "local down had to kill a service: $(grep SIGKILL "$work/down.out")"
+fi
 if kill -0 "$coordinator_pid" 2>/dev/null &&
   ! grep -q '^Z' <(awk '{print $3}' "/proc/$coordinator_pid/stat" 2>/dev/null); then
   fail "the coordinator (pid $coordinator_pid) still runs after local down"

@@ -162,6 +162,8 @@ grep -qE '^job-[0-9]+ +small.json +done' "$work/list_up.out" ||
   fail "the solve's job is not listed as done"
 run down local down --data-dir "$work/data-up"
 expect_stopped "$work/data-up" "$work/up.out"
+! grep -q SIGKILL "$work/down.out" ||
+  fail "local down had to kill a service: $(grep SIGKILL "$work/down.out")"
 # Every write of these runs carried its writer's lease ticket: nothing
 # the workers sent was refused.
 if grep -H "event=refused" "$work"/data-*/*.log; then

@@ -15,6 +15,10 @@
 namespace mmapzero::solvers {
 namespace {
 
+// Units of planning (alias sets, buffers) between two stop checks.
+constexpr size_t kStopCheckInterval = 256;
+
+
 using game::Action;
 using game::BufferInfo;
 using game::CopyInterval;
@@ -62,17 +66,19 @@ class Planner {
     }
   }
 
-  MemoryPlan Run() {
+  std::optional<MemoryPlan> Run(const StopRequested& stop_requested) {
     std::vector<AliasSet> sets = BuildAliasSets(program_);
     RankAliasSets(&sets);
-    for (const AliasSet& set : sets) {
+    for (size_t i = 0; i < sets.size(); ++i) {
+      if (Stopped(i, stop_requested)) return std::nullopt;
+      const AliasSet& set = sets[i];
       if (!PlanSet(set, /*groups_slow=*/false)) {
         Rollback();
         PlanSet(set, /*groups_slow=*/true);
       }
       Commit();
     }
-    Fill();
+    if (!Fill(stop_requested)) return std::nullopt;
     return std::move(plan_);
   }
 
@@ -247,7 +253,14 @@ class Planner {
   // prefetch may start as early as the supply needs, an output may stay
   // for its whole live range) and no residency across gaps. Planned copies
   // stay protected by the copy schedule.
-  void Fill() {
+  // Whether to stop before the `i`th unit of work: asked every
+  // kStopCheckInterval units.
+  static bool Stopped(size_t i, const StopRequested& stop_requested) {
+    return stop_requested && i % kStopCheckInterval == 0 && stop_requested();
+  }
+
+  // False when stopped.
+  bool Fill(const StopRequested& stop_requested) {
     std::vector<int32_t> index_in_tensor(program_.num_buffers());
     for (const std::vector<int32_t>& ids : tensor_buffers_) {
       for (size_t i = 0; i < ids.size(); ++i) index_in_tensor[ids[i]] = i;
@@ -255,7 +268,10 @@ class Planner {
     picker_ = &fill_picker_;
     filling_ = true;
     std::vector<int32_t> resident(program_.num_tensors(), -1);
-    for (int32_t id : program_.decision_order()) {
+    const std::vector<int32_t>& order = program_.decision_order();
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (Stopped(i, stop_requested)) return false;
+      const int32_t id = order[i];
       const BufferInfo& b = program_.buffer(id);
       if (plan_[id] == Action::kDrop && b.alias_group < 0) {
         FillBuffer(id, index_in_tensor[id], resident[b.tensor]);
@@ -265,6 +281,7 @@ class Planner {
       }
     }
     Commit();
+    return true;
   }
 
   void FillBuffer(int32_t id, size_t index, int32_t resident_end) {
@@ -335,9 +352,10 @@ class Planner {
 
 }  // namespace
 
-MemoryPlan PlanMemorySpace(const game::Program& program,
-                           const PlannerOptions& options) {
-  return Planner(program, options).Run();
+std::optional<MemoryPlan> PlanMemorySpace(
+    const game::Program& program, const PlannerOptions& options,
+    const StopRequested& stop_requested) {
+  return Planner(program, options).Run(stop_requested);
 }
 
 }  // namespace mmapzero::solvers

@@ -20,6 +20,8 @@
 #ifndef MMAPZERO_COMMON_SOLVERS_HEURISTIC_HEURISTIC_PLANNER_H_
 #define MMAPZERO_COMMON_SOLVERS_HEURISTIC_HEURISTIC_PLANNER_H_
 
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include "common/game/action.h"
@@ -38,8 +40,14 @@ struct PlannerOptions {
 // The intended action of every buffer, indexed by buffer id.
 using MemoryPlan = std::vector<game::Action>;
 
-MemoryPlan PlanMemorySpace(const game::Program& program,
-                           const PlannerOptions& options);
+// Asked now and then while planning (every few hundred buffers), so that
+// a caller stops a plan of a large program within a fraction of a second.
+using StopRequested = std::function<bool()>;
+
+// The plan; nullopt once `stop_requested` (when set) answers true.
+std::optional<MemoryPlan> PlanMemorySpace(
+    const game::Program& program, const PlannerOptions& options,
+    const StopRequested& stop_requested = {});
 
 }  // namespace mmapzero::solvers
 

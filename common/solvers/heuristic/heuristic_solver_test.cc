@@ -212,5 +212,37 @@ TEST(HeuristicSolverTest, RejectsUnknownAndBadSettings) {
   EXPECT_EQ((*tuned)->name(), "heuristic-tuned");
 }
 
+// A stop is asked inside the plan and the game, not only between
+// candidates: stopped at its 3rd question (during the first plan), the
+// heuristic answers Cancelled having asked no more.
+TEST(HeuristicSolverTest, AStopIsAskedInsideThePlanAndTheGame) {
+  GeneratorOptions options;
+  options.family = ModelFamily::kTransformer;
+  options.target_buffers = 3000;
+  options.seed = 1;
+  auto workload = GenerateWorkload(options);
+  ASSERT_TRUE(workload.ok()) << workload.status();
+  auto program = Compile(*workload);
+  ASSERT_NE(program, nullptr);
+  auto solver = MakeSolver("heuristic", {});
+  ASSERT_TRUE(solver.ok()) << solver.status();
+
+  int asked = 0;
+  SolverBudget budget;
+  budget.wall_time = absl::Hours(1);
+  budget.stop_requested = [&asked] { return ++asked >= 3; };
+  const absl::StatusOr<Solution> stopped = (*solver)->Solve(program, budget);
+  EXPECT_EQ(stopped.status().code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(asked, 3);
+
+  // Unstopped, a whole run asks all through its plans and games, not
+  // once between its two candidates.
+  asked = 0;
+  budget.stop_requested = [&asked] { return ++asked < 0; };
+  const absl::StatusOr<Solution> whole = (*solver)->Solve(program, budget);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_GT(asked, 8);
+}
+
 }  // namespace
 }  // namespace mmapzero::solvers

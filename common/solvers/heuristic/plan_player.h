@@ -25,9 +25,12 @@ struct PlayOptions {
   // MSA's later passes use the space the plan left: a planned Drop of a
   // buffer with a positive benefit becomes NoCopy (else Copy) when legal.
   bool fill = false;
+  // Asked every few hundred moves; the game stops unfinished once it
+  // answers true (the caller checks game.IsTerminal()).
+  StopRequested stop_requested;
 };
 
-// The finished game. `plan` is indexed by buffer id.
+// The finished game (unless stopped). `plan` is indexed by buffer id.
 game::MMapGame PlayPlan(const std::shared_ptr<const game::Program>& program,
                         const MemoryPlan& plan, PlayStats* stats = nullptr,
                         const PlayOptions& options = {});
