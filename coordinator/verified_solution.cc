@@ -40,7 +40,8 @@ absl::StatusOr<Solution> SolveSeed(
   solver_budget.wall_time = budget;
   solver_budget.threads = 1;
   solver_budget.seed = 1;
-  solver_budget.stop_requested = stop_requested;
+  // Nobody wants a cancelled job's seed: abandoned, not merely stopped.
+  solver_budget.abandon_requested = stop_requested;
   absl::StatusOr<Solution> solution =
       seed_solver->Solve(program, solver_budget);
   if (!solution.ok()) {

@@ -41,6 +41,12 @@ class TableCollector final : public prometheus::Collectable {
                       "Newest acting parameter version held",
                       MetricType::Gauge),
     };
+    prometheus::MetricFamily damaged = ScrapedFamily(
+        "mmapzero_replay_checkpoints_damaged_total",
+        "Table checkpoint files found damaged at start and set aside",
+        MetricType::Counter);
+    AddSample(&damaged, {},
+              static_cast<double>(tables_->damaged_checkpoints()));
     for (const JobReplayStats& job : tables_->AllStats()) {
       const v1::ReplayStats& s = job.stats;
       const double values[] = {
@@ -57,6 +63,7 @@ class TableCollector final : public prometheus::Collectable {
         AddSample(&families[i], {{"job", s.job_id()}}, values[i]);
       }
     }
+    families.push_back(std::move(damaged));
     return families;
   }
 

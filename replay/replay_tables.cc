@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/agent/trajectory_proto.h"
+#include "common/base/set_aside.h"
 #include "common/base/status_macros.h"
 #include "common/service/log_line.h"
 #include "replay/table_checkpoint.h"
@@ -77,6 +78,8 @@ void ReplayTables::SetAsideLocked(const std::string& job_id,
     moved = absl::StrCat(path, ".other-", owner);
     std::error_code ignored;
     std::filesystem::rename(path, moved, ignored);
+    // The one before it is that job's too.
+    std::filesystem::rename(PreviousTablePath(path), moved + ".old", ignored);
   }
   LogLine("warning", "table_set_aside",
           {{"job", job_id}, {"uid", owner}, {"moved_to", moved}});
@@ -172,6 +175,42 @@ int ReplayTables::RetireUnassigned(absl::Time now) {
   return static_cast<int>(retired.size());
 }
 
+absl::StatusOr<std::pair<std::shared_ptr<ReplayTable>, std::string>>
+ReplayTables::LoadNewestGood(const std::string& job_id) {
+  const std::string path = TablePath(job_id);
+  for (const std::string& file : {path, PreviousTablePath(path)}) {
+    absl::StatusOr<TableSnapshot> snapshot = LoadTable(file);
+    if (absl::IsNotFound(snapshot.status())) continue;
+    absl::Status status = snapshot.status();
+    if (status.ok()) {
+      const std::string uid = snapshot->stats.job_uid();
+      std::shared_ptr<ReplayTable> table =
+          NewTable(std::max<int64_t>(snapshot->stats.capacity(),
+                                     snapshot->entries.size()));
+      status = table->Restore(*std::move(snapshot));
+      if (status.ok()) {
+        if (file != path) {
+          // The next checkpoint keeps this one as table.mzr.old again.
+          std::error_code error;
+          std::filesystem::rename(file, path, error);
+          LogLine("warning", "checkpoint_fallback",
+                  {{"job", job_id}, {"path", file}});
+        }
+        return std::make_pair(std::move(table), uid);
+      }
+    }
+    ++damaged_checkpoints_;
+    const absl::StatusOr<std::string> aside = SetAsideDamaged(file);
+    LogLine("error", "checkpoint_damaged",
+            {{"job", job_id},
+             {"path", file},
+             {"moved_to", aside.ok() ? *aside : aside.status().ToString()},
+             {"message", std::string(status.message())}});
+  }
+  return absl::NotFoundError(
+      absl::StrCat("no good checkpoint of job '", job_id, "'"));
+}
+
 absl::StatusOr<int> ReplayTables::LoadAll() {
   if (options_.data_dir.empty()) return 0;
   const std::filesystem::path root =
@@ -183,26 +222,9 @@ absl::StatusOr<int> ReplayTables::LoadAll() {
     const std::string job_id = dir.path().filename().string();
     std::error_code ignored;
     if (!dir.is_directory(ignored) || !CheckJobId(job_id).ok()) continue;
-    const std::string path = TablePath(job_id);
-    absl::StatusOr<TableSnapshot> snapshot = LoadTable(path);
-    if (absl::IsNotFound(snapshot.status())) continue;
-    absl::Status status = snapshot.status();
-    std::shared_ptr<ReplayTable> table;
-    std::string uid;
-    if (status.ok()) {
-      uid = snapshot->stats.job_uid();
-      table = NewTable(std::max<int64_t>(snapshot->stats.capacity(),
-                                         snapshot->entries.size()));
-      status = table->Restore(*std::move(snapshot));
-    }
-    if (!status.ok()) {
-      std::filesystem::rename(path, path + ".damaged", ignored);
-      LogLine("error", "checkpoint_damaged",
-              {{"job", job_id},
-               {"path", path},
-               {"message", std::string(status.message())}});
-      continue;
-    }
+    auto newest = LoadNewestGood(job_id);
+    if (!newest.ok()) continue;  // none, or none good: an empty table later
+    auto [table, uid] = *std::move(newest);
     const v1::ReplayStats stats = table->Stats();
     {
       absl::MutexLock lock(&checkpoint_mu_);

@@ -17,9 +17,11 @@
 //
 // Checkpoints: CheckpointAll writes each table that changed since its last
 // checkpoint to <data_dir>/replay/<job>/table.mzr (table_checkpoint.h);
-// LoadAll reads them back at start. A damaged file is logged, renamed to
-// table.mzr.damaged and skipped, so one bad table does not keep the
-// server, and every other job, down. A table knows the identity of its job
+// LoadAll reads them back at start. A damaged file (its checksum, end mark
+// or records) is logged, counted (damaged_checkpoints()), set aside as
+// table.mzr.damaged-N (never over an earlier one) and the one before it,
+// table.mzr.old, is loaded instead; with both damaged the job starts on an
+// empty table. One bad table never keeps the server, or another job, down. A table knows the identity of its job
 // (Assignment.job_uid, kept in its checkpoint): when an assignment names
 // another identity for the same job id (a coordinator that started again
 // on a new database), the old table is set aside (its file renamed to
@@ -36,6 +38,7 @@
 #define MMAPZERO_REPLAY_REPLAY_TABLES_H_
 
 #include <cstdint>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <utility>
@@ -121,6 +124,10 @@ class ReplayTables {
   // <data_dir>/replay/<job_id>/table.mzr
   std::string TablePath(const std::string& job_id) const;
 
+  // Checkpoint files found damaged (and set aside) since this server
+  // started.
+  int64_t damaged_checkpoints() const { return damaged_checkpoints_.load(); }
+
  private:
   // The table of `job_id`; NotFound when there is none and `create` is
   // false.
@@ -128,6 +135,11 @@ class ReplayTables {
                                                      bool create)
       ABSL_LOCKS_EXCLUDED(mu_);
   std::shared_ptr<ReplayTable> NewTable(int64_t capacity) const;
+  // The table of `job_id` from its newest good checkpoint (table.mzr, else
+  // table.mzr.old), each damaged one set aside and counted; NotFound when
+  // there is none.
+  absl::StatusOr<std::pair<std::shared_ptr<ReplayTable>, std::string>>
+  LoadNewestGood(const std::string& job_id);
   // Gives every table its share of max_total_bytes (after the set of
   // tables changed).
   void Rebalance() ABSL_LOCKS_EXCLUDED(mu_);
@@ -137,6 +149,7 @@ class ReplayTables {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const ReplayTablesOptions options_;
+  std::atomic<int64_t> damaged_checkpoints_{0};
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<ReplayTable>> tables_
       ABSL_GUARDED_BY(mu_);

@@ -5,10 +5,12 @@
 #include <set>
 
 #include "absl/time/clock.h"
+#include "common/agent/snapshot_file.h"
 #include "common/base/small_disk_for_tests.h"
 #include "coordinator/test_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "replay/table_checkpoint.h"
 #include "replay/test_trajectories.h"
 
 namespace mmapzero::replay {
@@ -396,19 +398,92 @@ TEST(ReplayTablesTest, FullDiskKeepsTheLastCheckpointAndRecovers) {
   EXPECT_EQ(recovered.GetStats(get)->trajectories(), 4);
 }
 
-TEST(ReplayTablesTest, DamagedCheckpointIsSetAsideNotFatal) {
+// Flips one bit in the middle of the file at `path`.
+void FlipABit(const std::string& path) {
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  const std::streamoff middle =
+      static_cast<std::streamoff>(std::filesystem::file_size(path) / 2);
+  file.seekg(middle);
+  char byte = 0;
+  file.get(byte);
+  file.seekp(middle);
+  file.put(static_cast<char>(byte ^ 0x10));
+}
+
+// A damaged checkpoint (a bit flipped inside a trajectory, which the
+// records alone would read without complaint, or a file cut short) is
+// caught by its checksum, counted, set aside without replacing an earlier
+// one, and the checkpoint before it is loaded; with both damaged the job
+// has no table until it gets a new one. Other jobs load as ever.
+TEST(ReplayTablesTest, DamagedCheckpointFallsBackToThePreviousOne) {
   TestDir dir;
-  {
+  const std::string path = dir.path() + "/replay/job-2/table.mzr";
+  auto checkpoint_twice = [&] {
     ReplayTables tables(Options(dir.path()));
+    ASSERT_TRUE(tables.LoadAll().ok());
     ASSERT_TRUE(tables.Insert(Insert("job-1", {3})).ok());
     ASSERT_TRUE(tables.Insert(Insert("job-2", {3})).ok());
-    ASSERT_TRUE(tables.CheckpointAll().ok());
+    ASSERT_TRUE(tables.CheckpointAll().ok());  // job-2: 1 game (the old)
+    ASSERT_TRUE(tables.Insert(Insert("job-2", {4})).ok());
+    ASSERT_TRUE(tables.CheckpointAll().ok());  // job-2: 2 games (the newest)
+  };
+  checkpoint_twice();
+  ASSERT_TRUE(std::filesystem::exists(PreviousTablePath(path)));
+  v1::GetStatsRequest job2;
+  job2.set_job_id("job-2");
+
+  FlipABit(path);
+  const absl::StatusOr<TableSnapshot> flipped = LoadTable(path);
+  EXPECT_EQ(flipped.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(flipped.status().message(), HasSubstr("checksum"));
+  {
+    ReplayTables restarted(Options(dir.path()));
+    ASSERT_EQ(*restarted.LoadAll(), 2);
+    EXPECT_EQ(restarted.damaged_checkpoints(), 1);
+    EXPECT_EQ(restarted.GetStats(job2)->trajectories(), 1);  // the old one
+    EXPECT_TRUE(std::filesystem::exists(path + ".damaged-1"));
+    // The old one is the newest now, and is kept as old by the next save.
+    ASSERT_TRUE(restarted.Insert(Insert("job-2", {2})).ok());
+    ASSERT_TRUE(restarted.CheckpointAll().ok());
+    EXPECT_EQ(LoadTable(PreviousTablePath(path))->entries.size(), 1u);
   }
-  const std::string path = dir.path() + "/replay/job-2/table.mzr";
+
+  // Cut short, then both damaged: both set aside, no table.
   std::filesystem::resize_file(path, std::filesystem::file_size(path) - 3);
+  EXPECT_THAT(LoadTable(path).status().message(), HasSubstr("end mark"));
+  FlipABit(PreviousTablePath(path));
   ReplayTables restarted(Options(dir.path()));
-  ASSERT_EQ(*restarted.LoadAll(), 1);
-  EXPECT_TRUE(std::filesystem::exists(path + ".damaged"));
+  ASSERT_EQ(*restarted.LoadAll(), 1);  // job-1 only
+  EXPECT_EQ(restarted.damaged_checkpoints(), 2);
+  EXPECT_EQ(restarted.GetStats(job2).status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_TRUE(std::filesystem::exists(path + ".damaged-1"));
+  EXPECT_TRUE(std::filesystem::exists(path + ".damaged-2"));
+  EXPECT_TRUE(
+      std::filesystem::exists(PreviousTablePath(path) + ".damaged-1"));
+}
+
+// Checkpoints of the format before checksums still load.
+TEST(ReplayTablesTest, AVersionOneCheckpointStillLoads) {
+  TestDir dir;
+  const std::string path = dir.path() + "/table.mzr";
+  agent::SnapshotWriter out({.magic = "MZRT",
+                             .version = 1,
+                             .name = "replay checkpoint",
+                             .kind = "replay table"});
+  v1::ReplayStats stats;
+  stats.set_job_id("job-1");
+  stats.set_capacity(10);
+  out.PutMessage(stats);
+  out.Put<uint64_t>(1);
+  v1::Trajectory game = MakeProto(3);
+  game.set_trajectory_id(1);
+  out.PutMessage(game);
+  ASSERT_TRUE(out.WriteTo(path).ok());
+  const absl::StatusOr<TableSnapshot> loaded = LoadTable(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->entries.size(), 1u);
+  EXPECT_EQ(loaded->stats.capacity(), 10);
 }
 
 }  // namespace

@@ -35,8 +35,12 @@ absl::StatusOr<SnapshotReader> SnapshotReader::Open(
     return absl::Status(bytes.status().code(),
                         absl::StrCat(format.name, " ", bytes.status().message()));
   }
-  SnapshotReader reader(*std::move(bytes),
-                        absl::StrCat(format.name, " ", path));
+  return FromBytes(*std::move(bytes), path, format);
+}
+
+absl::StatusOr<SnapshotReader> SnapshotReader::FromBytes(
+    std::string bytes, const std::string& path, const SnapshotFormat& format) {
+  SnapshotReader reader(std::move(bytes), absl::StrCat(format.name, " ", path));
   if (!absl::StartsWith(reader.bytes_, format.magic)) {
     return reader.Corrupt(absl::StrCat("not a ", format.kind, " (bad magic)"));
   }

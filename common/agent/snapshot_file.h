@@ -64,6 +64,10 @@ class SnapshotReader {
   // cannot be opened; DataLoss (Corrupt) for another magic or version.
   static absl::StatusOr<SnapshotReader> Open(const std::string& path,
                                              const SnapshotFormat& format);
+  // The same for a file already read: `bytes`, named `path` in errors.
+  static absl::StatusOr<SnapshotReader> FromBytes(std::string bytes,
+                                                  const std::string& path,
+                                                  const SnapshotFormat& format);
 
   // Each Get is false when the rest of the file is too short or, for a
   // message, does not parse.

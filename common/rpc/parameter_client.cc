@@ -2,7 +2,6 @@
 
 #include <grpcpp/client_context.h>
 
-#include <array>
 #include <chrono>
 #include <utility>
 
@@ -18,23 +17,6 @@ void SetDeadline(grpc::ClientContext* context, absl::Duration deadline) {
                         absl::ToChronoMilliseconds(deadline));
 }
 
-// Reflected Castagnoli polynomial.
-constexpr uint32_t kCastagnoli = 0x82F63B78u;
-
-constexpr std::array<uint32_t, 256> MakeCrcTable() {
-  std::array<uint32_t, 256> table{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t crc = i;
-    for (int bit = 0; bit < 8; ++bit) {
-      crc = (crc & 1) ? (crc >> 1) ^ kCastagnoli : crc >> 1;
-    }
-    table[i] = crc;
-  }
-  return table;
-}
-
-constexpr std::array<uint32_t, 256> kCrcTable = MakeCrcTable();
-
 absl::Status Damaged(const std::string& job_id, int64_t version,
                      const std::string& what) {
   return absl::DataLossError(absl::StrCat("parameters of job '", job_id,
@@ -42,14 +24,6 @@ absl::Status Damaged(const std::string& job_id, int64_t version,
 }
 
 }  // namespace
-
-uint32_t Crc32c(const std::string& bytes) {
-  uint32_t crc = 0xFFFFFFFFu;
-  for (const char c : bytes) {
-    crc = kCrcTable[(crc ^ static_cast<uint8_t>(c)) & 0xFF] ^ (crc >> 8);
-  }
-  return crc ^ 0xFFFFFFFFu;
-}
 
 ParameterClient::ParameterClient(std::shared_ptr<grpc::Channel> channel,
                                  absl::Duration deadline)

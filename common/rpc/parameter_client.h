@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/base/crc32c.h"
 #include "proto/parameters.grpc.pb.h"
 
 namespace mmapzero::rpc {
@@ -41,8 +42,8 @@ class ParameterClient {
   absl::Duration deadline_;
 };
 
-// CRC32C (Castagnoli) of `bytes`, as ParameterVersion.crc32c carries it.
-uint32_t Crc32c(const std::string& bytes);
+// CRC32C of the bytes, as ParameterVersion.crc32c carries it.
+using ::mmapzero::Crc32c;
 
 }  // namespace mmapzero::rpc
 

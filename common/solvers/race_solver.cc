@@ -176,6 +176,7 @@ absl::StatusOr<Solution> RaceSolver::Solve(
     if (budget.stop_requested) {
       own.stop_requested = [&race] { return race.AskStop(); };
     }
+    own.abandon_requested = budget.abandon_requested;
   }
   {
     std::array<std::jthread, kSearches> threads;  // joined at the brace

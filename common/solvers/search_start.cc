@@ -25,6 +25,7 @@ absl::StatusOr<std::optional<Solution>> PlaySearchStart(
   stage.threads = 1;
   stage.seed = budget.seed;
   stage.stop_requested = budget.stop_requested;
+  stage.abandon_requested = budget.abandon_requested;
   ASSIGN_OR_RETURN(Solution solution, heuristic.Solve(program, stage));
   return solution;
 }

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "common/base/atomic_file.h"
 #include "common/base/read_file.h"
+#include "common/base/set_aside.h"
 #include "common/base/status_macros.h"
 #include "common/model/network_checkpoint.h"
 
@@ -157,16 +158,9 @@ absl::Status LoadFrom(const std::string& dir, model::MuZeroNetwork& network,
 // first N free, so one never replaces another) and the previous one back to
 // "<dir>", so that the next save keeps it as "<dir>.old" instead of deleting
 // it. Returns where the damaged one went ("" when it was missing).
-absl::StatusOr<std::string> SetAsideDamaged(const std::string& dir) {
+absl::StatusOr<std::string> SetAsideDamagedNewest(const std::string& dir) {
+  ASSIGN_OR_RETURN(const std::string aside, SetAsideDamaged(dir));
   std::error_code error;
-  std::string aside;
-  if (fs::exists(dir)) {
-    for (int n = 1; aside.empty() || fs::exists(aside); ++n) {
-      aside = absl::StrCat(dir, ".damaged-", n);
-    }
-    fs::rename(dir, aside, error);
-    if (error) return FsError("cannot set aside", dir, error);
-  }
   fs::rename(dir + ".old", dir, error);
   if (error) return FsError("cannot move back", dir + ".old", error);
   RETURN_IF_ERROR(SyncParentDirectory(dir));
@@ -216,7 +210,7 @@ absl::Status LoadLearnerCheckpoint(const std::string& dir,
         absl::StrCat(newest.message(), "; the previous one, ", previous,
                      ", fails too: ", fallback.message()));
   }
-  ASSIGN_OR_RETURN(const std::string aside, SetAsideDamaged(dir));
+  ASSIGN_OR_RETURN(const std::string aside, SetAsideDamagedNewest(dir));
   if (note != nullptr) {
     *note = absl::StrCat("resumed from the previous checkpoint ", previous,
                          " (step ", *step, "), now back in ", dir, ": ",

@@ -119,13 +119,14 @@ absl::StatusOr<Solution> HeuristicSolver::Solve(
       break;
     }
     const std::optional<MemoryPlan> plan =
-        PlanMemorySpace(*program, point, budget.stop_requested);
-    if (!plan.has_value()) break;  // stopped
+        PlanMemorySpace(*program, point, budget.abandon_requested);
+    if (!plan.has_value()) break;  // abandoned
     for (bool fill : {false, true}) {
       const game::MMapGame game = PlayPlan(
           program, *plan, nullptr,
-          PlayOptions{.fill = fill, .stop_requested = budget.stop_requested});
-      if (!game.IsTerminal()) break;  // stopped
+          PlayOptions{.fill = fill,
+                      .stop_requested = budget.abandon_requested});
+      if (!game.IsTerminal()) break;  // abandoned
       ++progress.evaluations;
       if (game.Return() > best_return) {
         best_return = game.Return();
@@ -144,7 +145,7 @@ absl::StatusOr<Solution> HeuristicSolver::Solve(
   if (budget.on_progress) budget.on_progress(progress);
   if (progress.evaluations == 0) {
     return absl::CancelledError(absl::StrCat(
-        "the heuristic was stopped before its first plan was played (",
+        "the heuristic was abandoned before its first plan was played (",
         absl::FormatDuration(absl::Trunc(absl::Now() - begin,
                                          absl::Milliseconds(1))),
         ")"));

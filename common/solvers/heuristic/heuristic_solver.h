@@ -52,9 +52,10 @@ class HeuristicSolver : public Solver {
   // The default candidates run whatever the wall time (the heuristic is
   // the baseline of every speed-up, so its answer must not depend on the
   // machine's speed), the tuned grid's others within the wall time and
-  // max_evaluations. budget.stop_requested is asked inside each
-  // plan and game too, so a stop takes effect within a fraction of a
-  // second even on a 200,000-buffer program: the best so far, or
+  // max_evaluations. budget.stop_requested is asked between plans (after
+  // the first, so a stop still returns an answer); abandon_requested
+  // inside each plan and game too, so it takes effect within a fraction
+  // of a second even on a 200,000-buffer program: the best so far, or
   // Cancelled when the first plan was not played yet.
   absl::StatusOr<Solution> Solve(
       const std::shared_ptr<const game::Program>& program,

@@ -212,10 +212,10 @@ TEST(HeuristicSolverTest, RejectsUnknownAndBadSettings) {
   EXPECT_EQ((*tuned)->name(), "heuristic-tuned");
 }
 
-// A stop is asked inside the plan and the game, not only between
-// candidates: stopped at its 3rd question (during the first plan), the
+// Abandoning is asked inside the plan and the game, not only between
+// candidates: abandoned at its 3rd question (during the first plan), the
 // heuristic answers Cancelled having asked no more.
-TEST(HeuristicSolverTest, AStopIsAskedInsideThePlanAndTheGame) {
+TEST(HeuristicSolverTest, AbandoningIsAskedInsideThePlanAndTheGame) {
   GeneratorOptions options;
   options.family = ModelFamily::kTransformer;
   options.target_buffers = 3000;
@@ -230,7 +230,7 @@ TEST(HeuristicSolverTest, AStopIsAskedInsideThePlanAndTheGame) {
   int asked = 0;
   SolverBudget budget;
   budget.wall_time = absl::Hours(1);
-  budget.stop_requested = [&asked] { return ++asked >= 3; };
+  budget.abandon_requested = [&asked] { return ++asked >= 3; };
   const absl::StatusOr<Solution> stopped = (*solver)->Solve(program, budget);
   EXPECT_EQ(stopped.status().code(), absl::StatusCode::kCancelled);
   EXPECT_EQ(asked, 3);
@@ -238,7 +238,7 @@ TEST(HeuristicSolverTest, AStopIsAskedInsideThePlanAndTheGame) {
   // Unstopped, a whole run asks all through its plans and games, not
   // once between its two candidates.
   asked = 0;
-  budget.stop_requested = [&asked] { return ++asked < 0; };
+  budget.abandon_requested = [&asked] { return ++asked < 0; };
   const absl::StatusOr<Solution> whole = (*solver)->Solve(program, budget);
   ASSERT_TRUE(whole.ok()) << whole.status();
   EXPECT_GT(asked, 8);
