@@ -63,6 +63,10 @@ const std::vector<Command>& AllCommands() {
        "fetch a job's best solution, validate it here and write it", RunBest},
       {"cancel", "cancel JOB [--reason TEXT] [--json]",
        "cancel a seeding, queued or running job", RunCancel},
+      {"delete", "delete JOB [--json]",
+       "remove a done, failed or cancelled job and what the coordinator "
+       "keeps of it",
+       RunDelete},
       {"networks",
        "networks list | show NAME | export NAME --out FILE | import FILE "
        "--name NAME [--description TEXT] | import --from-job JOB --name NAME "

@@ -42,6 +42,7 @@ absl::Status RunStatus(const Args& args);
 absl::Status RunWatch(const Args& args);
 absl::Status RunBest(const Args& args);
 absl::Status RunCancel(const Args& args);
+absl::Status RunDelete(const Args& args);
 absl::Status RunNetworks(const Args& args);
 absl::Status RunLocal(const Args& args);
 absl::Status RunCerts(const Args& args);

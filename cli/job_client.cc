@@ -274,6 +274,13 @@ absl::StatusOr<v1::JobStatus> JobClient::Cancel(const std::string& job_id,
   return Call(&v1::JobService::Stub::CancelJob, request, job_id);
 }
 
+absl::StatusOr<v1::DeleteJobResponse> JobClient::Delete(
+    const std::string& job_id) {
+  v1::DeleteJobRequest request;
+  request.set_job_id(job_id);
+  return Call(&v1::JobService::Stub::DeleteJob, request, job_id);
+}
+
 absl::StatusOr<v1::GetBestSolutionResponse> JobClient::Best(
     const std::string& job_id) {
   v1::GetBestSolutionRequest request;

@@ -90,6 +90,7 @@ class JobClient {
   absl::StatusOr<v1::JobStatus> Get(const std::string& job_id);
   absl::StatusOr<v1::JobStatus> Cancel(const std::string& job_id,
                                        const std::string& reason);
+  absl::StatusOr<v1::DeleteJobResponse> Delete(const std::string& job_id);
   absl::StatusOr<v1::GetBestSolutionResponse> Best(const std::string& job_id);
 
   // NetworkRegistry (proto/network.proto). Export and import move the

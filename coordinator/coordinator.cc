@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "common/base/random_hex.h"
 #include "common/base/status_macros.h"
 #include "common/rpc/enum_names.h"
@@ -609,6 +610,44 @@ absl::StatusOr<v1::GetBestSolutionResponse> Coordinator::GetBestSolution(
   return response;
 }
 
+absl::StatusOr<v1::DeleteJobResponse> Coordinator::DeleteJob(
+    const v1::DeleteJobRequest& request, const Caller& caller) {
+  ASSIGN_OR_RETURN(const int64_t id, ParseJobId("job_id", request.job_id()));
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  ASSIGN_OR_RETURN(const JobRecord job, JobLocked(id));
+  RETURN_IF_ERROR(CheckOwner(job, caller, "DeleteJob"));
+  if (job.state != v1::JOB_STATE_DONE && job.state != v1::JOB_STATE_FAILED &&
+      job.state != v1::JOB_STATE_CANCELLED) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "job_id: ", FormatJobId(id), " is ", v1::JobState_Name(job.state),
+        "; only a done, failed or cancelled job can be deleted (cancel it "
+        "first)"));
+  }
+  ASSIGN_OR_RETURN(const JobStore::DeletedJob deleted, store_->DeleteJob(id));
+  workloads_.erase(id);
+  serialized_workloads_.erase(id);
+  ended_learners_.erase(id);
+  NoteChangeLocked(id);  // watchers wake and find it gone
+  changes_.erase(id);
+  v1::DeleteJobResponse response;
+  response.set_job_id(FormatJobId(id));
+  response.set_freed_bytes(deleted.workload_bytes + deleted.best_bytes +
+                           deleted.network_bytes);
+  response.set_freed(absl::StrFormat(
+      "workload %d bytes, best solution %d bytes, %d networks %d bytes",
+      deleted.workload_bytes, deleted.best_bytes, deleted.networks,
+      deleted.network_bytes));
+  service::LogLine("info", "job_deleted",
+                   {{"job", FormatJobId(id)},
+                    {"by", caller.identity},
+                    {"freed_bytes", absl::StrCat(response.freed_bytes())}});
+  Audit("job_deleted", caller,
+        {{"job", FormatJobId(id)},
+         {"freed_bytes", absl::StrCat(response.freed_bytes())}});
+  return response;
+}
+
 absl::StatusOr<JobSnapshot> Coordinator::AwaitJobChange(
     const std::string& job_id, uint64_t seen_change, absl::Time deadline) {
   ASSIGN_OR_RETURN(const int64_t id, ParseJobId("job_id", job_id));
@@ -670,6 +709,42 @@ absl::StatusOr<std::vector<v1::JobStatus>> Coordinator::AllJobs() {
     statuses.push_back(std::move(status));
   }
   return statuses;
+}
+
+absl::Status Coordinator::SaveHistory(
+    const std::vector<HistoryChange>& changes) {
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  return store_->InTransaction(
+      [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
+        for (const HistoryChange& change : changes) {
+          ASSIGN_OR_RETURN(const int64_t id,
+                           ParseJobId("job_id", change.job_id));
+          const absl::StatusOr<JobRecord> job = store_->GetJob(id);
+          if (absl::IsNotFound(job.status())) continue;  // deleted
+          RETURN_IF_ERROR(job.status());
+          if (change.rewritten) {
+            RETURN_IF_ERROR(store_->ReplaceJobSamples(id, change.samples));
+            continue;
+          }
+          for (const JobSample& sample : change.samples) {
+            RETURN_IF_ERROR(store_->AddJobSample(id, sample));
+          }
+        }
+        return absl::OkStatus();
+      });
+}
+
+absl::StatusOr<std::map<std::string, std::vector<JobSample>>>
+Coordinator::StoredHistory() {
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  ASSIGN_OR_RETURN(auto by_id, store_->ListJobSamples());
+  std::map<std::string, std::vector<JobSample>> history;
+  for (auto& [id, samples] : by_id) {
+    history[FormatJobId(id)] = std::move(samples);
+  }
+  return history;
 }
 
 void Coordinator::Close() {

@@ -146,6 +146,11 @@ class Coordinator {
   absl::StatusOr<v1::GetBestSolutionResponse> GetBestSolution(
       const v1::GetBestSolutionRequest& request, const Caller& caller = {})
       ABSL_LOCKS_EXCLUDED(mu_);
+  // A done, failed or cancelled job of the caller's, and all the database
+  // holds of it; FailedPrecondition while it may still run.
+  absl::StatusOr<v1::DeleteJobResponse> DeleteJob(
+      const v1::DeleteJobRequest& request, const Caller& caller = {})
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // WorkerService.
   absl::StatusOr<v1::RegisterResponse> Register(
@@ -221,6 +226,14 @@ class Coordinator {
 
   // Every job's status, newest first (metrics).
   absl::StatusOr<std::vector<v1::JobStatus>> AllJobs() ABSL_LOCKS_EXCLUDED(mu_);
+
+  // The dashboard's history in the database (job_history.h): what a
+  // Record changed, in one transaction (samples of a job deleted meanwhile
+  // are dropped), and every job's stored series by job id.
+  absl::Status SaveHistory(const std::vector<HistoryChange>& changes)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<std::map<std::string, std::vector<JobSample>>> StoredHistory()
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // The workers heard from within the lease TTL, by worker id, as their
   // last heartbeats said (kept in memory only; empty after a restart until

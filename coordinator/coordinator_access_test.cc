@@ -275,6 +275,25 @@ TEST_F(CoordinatorAccessTest, AClientSeesAndCancelsOnlyItsOwnJobs) {
   EXPECT_THAT(lines[3], HasSubstr("\"event\":\"job_cancelled\""));
   EXPECT_THAT(lines[3], HasSubstr("CN=mmapzero-admin"));
   EXPECT_THAT(lines[3], HasSubstr("\"job\":\"" + bobs + "\""));
+
+  // Deleting is the owner's too: Bob is refused, Alice deletes her
+  // cancelled job, and the audit log says who did.
+  v1::DeleteJobRequest remove;
+  remove.set_job_id(alices);
+  v1::DeleteJobResponse removed;
+  EXPECT_EQ(stub->DeleteJob(Deadlined().get(), remove, &removed).error_code(),
+            denied);
+  auto alice_jobs =
+      v1::JobService::NewStub(rpc::MakeClientChannel(address_, alice));
+  const grpc::Status deleted =
+      alice_jobs->DeleteJob(Deadlined().get(), remove, &removed);
+  EXPECT_TRUE(deleted.ok()) << deleted.error_message();
+  EXPECT_THAT(ListedIds(alice), ::testing::IsEmpty());
+  const std::vector<std::string> after = absl::StrSplit(
+      *ReadWholeFile(dir_.path() + "/audit.jsonl"), '\n', absl::SkipEmpty());
+  ASSERT_EQ(after.size(), 5u);
+  EXPECT_THAT(after[4], HasSubstr("\"event\":\"job_deleted\""));
+  EXPECT_THAT(after[4], HasSubstr("CN=mmapzero-client"));
 }
 
 TEST_F(CoordinatorAccessTest, CallerWithoutCertificateIsUnauthenticated) {

@@ -38,6 +38,7 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   ASSIGN_OR_RETURN(server->coordinator_,
                    Coordinator::Open(std::move(options.coordinator)));
   Coordinator* coordinator = server->coordinator_.get();
+  RETURN_IF_ERROR(server->RestoreHistory());
   if (!options.metrics_listen.empty()) {
     ASSIGN_OR_RETURN(
         server->metrics_,
@@ -79,6 +80,20 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
 
 CoordinatorServer::~CoordinatorServer() { Shutdown(); }
 
+absl::Status CoordinatorServer::RestoreHistory() {
+  ASSIGN_OR_RETURN(auto stored, coordinator_->StoredHistory());
+  if (stored.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(const std::vector<v1::JobStatus> jobs,
+                   coordinator_->AllJobs());
+  for (const v1::JobStatus& job : jobs) {
+    auto found = stored.find(job.job_id());
+    if (found == stored.end()) continue;
+    history_.Restore(job.job_id(), std::move(found->second),
+                     /*ended=*/job.state() != v1::JOB_STATE_RUNNING);
+  }
+  return absl::OkStatus();
+}
+
 void CoordinatorServer::TickUntilClosed(std::stop_token stop) {
   absl::Time next_sample = absl::InfinitePast();
   while (!stop.stop_requested()) {
@@ -88,7 +103,13 @@ void CoordinatorServer::TickUntilClosed(std::stop_token stop) {
       if (absl::StatusOr<std::vector<v1::JobStatus>> jobs =
               coordinator_->AllJobs();
           jobs.ok()) {
-        history_.Record(*jobs, absl::ToUnixMillis(now));
+        const std::vector<HistoryChange> changes =
+            history_.Record(*jobs, absl::ToUnixMillis(now));
+        if (const absl::Status saved = coordinator_->SaveHistory(changes);
+            !saved.ok() && !absl::IsUnavailable(saved)) {
+          LogLine("warning", "history_not_saved",
+                  {{"message", std::string(saved.message())}});
+        }
       }
     }
     if (const absl::Status status = coordinator_->Tick(); !status.ok()) {

@@ -53,6 +53,8 @@ class CoordinatorServer {
   int port() const { return port_; }  // the gRPC port bound
   int metrics_port() const { return metrics_ ? metrics_->port() : 0; }
   Coordinator& coordinator() { return *coordinator_; }
+  // The dashboard's series (job_history.h), as stored and recorded since.
+  const JobHistory& history() const { return history_; }
 
   // Idempotent; see the file comment.
   void Shutdown(absl::Duration grace = absl::Seconds(5));
@@ -63,6 +65,8 @@ class CoordinatorServer {
   CoordinatorServer() = default;
 
   void TickUntilClosed(std::stop_token stop);
+  // The series stored in the database, into history_ (at start).
+  absl::Status RestoreHistory();
 
   CoordinatorServerOptions options_;
   std::unique_ptr<Coordinator> coordinator_;
@@ -72,7 +76,8 @@ class CoordinatorServer {
   std::unique_ptr<NetworkRegistryImpl> network_registry_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
-  // The dashboard's series (dashboard.h), recorded by the ticker.
+  // The dashboard's series (dashboard.h), recorded by the ticker and kept
+  // in the database.
   JobHistory history_;
   std::jthread ticker_;
   absl::Mutex shutdown_mu_;

@@ -564,6 +564,88 @@ TEST_F(CoordinatorServerTest, CancelIsFinalAndIdempotent) {
   EXPECT_GT(Best(id).decisions_size(), 0);
 }
 
+// A job that may still run cannot be deleted; once cancelled it can, and
+// with it goes everything the coordinator kept: after a restart it is
+// still gone, the other job is untouched, and its id is not given again.
+TEST_F(CoordinatorServerTest, DeleteRemovesAFinishedJobAndWhatItKept) {
+  const std::string id = Submit();
+  const std::string kept = Submit();
+  v1::DeleteJobRequest request;
+  request.set_job_id(id);
+  v1::DeleteJobResponse deleted;
+  const grpc::Status queued =
+      jobs_->DeleteJob(Deadlined().get(), request, &deleted);
+  EXPECT_EQ(queued.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(queued.error_message(), HasSubstr("cancel it first"));
+
+  v1::CancelJobRequest cancel;
+  cancel.set_job_id(id);
+  v1::JobStatus job;
+  ASSERT_TRUE(jobs_->CancelJob(Deadlined().get(), cancel, &job).ok());
+  const grpc::Status status =
+      jobs_->DeleteJob(Deadlined().get(), request, &deleted);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(deleted.job_id(), id);
+  EXPECT_GT(deleted.freed_bytes(), 1000);  // the workload and its best
+  EXPECT_THAT(deleted.freed(), HasSubstr("workload"));
+
+  RestartServer();
+  EXPECT_EQ(GetJob(id, &job).error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(jobs_->DeleteJob(Deadlined().get(), request, &deleted)
+                .error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  EXPECT_TRUE(GetJob(kept, &job).ok());
+  EXPECT_GT(Best(kept).decisions_size(), 0);
+  EXPECT_EQ(ListedJobs(), 1);
+  const std::string next = Submit();
+  EXPECT_NE(next, id);
+  EXPECT_NE(next, kept);
+}
+
+// The dashboard's history is kept in the database: series recorded while
+// a job runs (one thinned and rewritten on the way) are what a restarted
+// coordinator shows, and a deleted job's series goes with it.
+TEST_F(CoordinatorServerTest, DashboardHistorySurvivesARestart) {
+  const std::string id = Submit();
+  const std::string learner = Register(v1::WORKER_ROLE_LEARNER, "l:1");
+  ASSERT_EQ(Heartbeat(learner).assignments_size(), 1);  // running now
+  JobHistory recorder(/*max_points=*/2);
+  for (int64_t t : {1'000, 2'000, 3'000}) {
+    const std::vector<HistoryChange> changes =
+        recorder.Record(*server_->coordinator().AllJobs(), t);
+    ASSERT_EQ(changes.size(), 1u);
+    EXPECT_EQ(changes[0].rewritten, t == 3'000);  // the third thins
+    ASSERT_TRUE(server_->coordinator().SaveHistory(changes).ok());
+  }
+  v1::CancelJobRequest cancel;
+  cancel.set_job_id(id);
+  v1::JobStatus job;
+  ASSERT_TRUE(jobs_->CancelJob(Deadlined().get(), cancel, &job).ok());
+  ASSERT_TRUE(server_->coordinator()
+                  .SaveHistory(recorder.Record(
+                      *server_->coordinator().AllJobs(), 4'000))
+                  .ok());
+  const std::vector<JobSample> recorded = recorder.Samples(id);
+  ASSERT_EQ(recorded.size(), 2u);  // thinned again: 1000 and the end
+
+  RestartServer();
+  const std::vector<JobSample> restored = server_->history().Samples(id);
+  ASSERT_EQ(restored.size(), recorded.size());
+  for (size_t i = 0; i < recorded.size(); ++i) {
+    EXPECT_EQ(restored[i].unix_ms, recorded[i].unix_ms) << i;
+    EXPECT_EQ(restored[i].best_latency_us, recorded[i].best_latency_us) << i;
+    EXPECT_EQ(restored[i].best_normalised_return,
+              recorded[i].best_normalised_return)
+        << i;
+  }
+
+  v1::DeleteJobRequest remove;
+  remove.set_job_id(id);
+  v1::DeleteJobResponse removed;
+  ASSERT_TRUE(jobs_->DeleteJob(Deadlined().get(), remove, &removed).ok());
+  EXPECT_FALSE(server_->coordinator().StoredHistory()->contains(id));
+}
+
 TEST_F(CoordinatorServerTest, UnknownJobIdIsNotFound) {
   Submit();
   v1::JobStatus job;

@@ -74,6 +74,18 @@ grpc::Status JobServiceImpl::CancelJob(grpc::ServerContext* context,
       response);
 }
 
+grpc::Status JobServiceImpl::DeleteJob(grpc::ServerContext* context,
+                                       const v1::DeleteJobRequest* request,
+                                       v1::DeleteJobResponse* response) {
+  return ServeUnary(
+      "DeleteJob", *context, observer_,
+      [&]() -> absl::StatusOr<v1::DeleteJobResponse> {
+        ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
+        return coordinator_->DeleteJob(*request, caller);
+      },
+      response);
+}
+
 grpc::Status JobServiceImpl::GetBestSolution(
     grpc::ServerContext* context, const v1::GetBestSolutionRequest* request,
     v1::GetBestSolutionResponse* response) {

@@ -38,6 +38,9 @@ class JobServiceImpl final : public v1::JobService::Service {
   grpc::Status CancelJob(grpc::ServerContext* context,
                          const v1::CancelJobRequest* request,
                          v1::JobStatus* response) override;
+  grpc::Status DeleteJob(grpc::ServerContext* context,
+                         const v1::DeleteJobRequest* request,
+                         v1::DeleteJobResponse* response) override;
   grpc::Status GetBestSolution(grpc::ServerContext* context,
                                const v1::GetBestSolutionRequest* request,
                                v1::GetBestSolutionResponse* response) override;

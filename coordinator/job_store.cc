@@ -147,6 +147,19 @@ constexpr char kSchemaV8Additions[] =
     "UPDATE job_counters SET reported_games = games, reported_moves = moves, "
     "reported_simulations = simulations, reported_reanalysed = reanalysed;";
 
+// What version 9 added to version 8: the dashboard's history of each job
+// (job_history.h), so that it survives a restart.
+constexpr char kSchemaV9Additions[] =
+    "CREATE TABLE job_samples ("
+    "  job_id INTEGER NOT NULL REFERENCES jobs(id),"
+    "  unix_ms INTEGER NOT NULL,"
+    "  best_normalised_return REAL NOT NULL,"
+    "  best_latency_us REAL NOT NULL,"
+    "  learner_step INTEGER NOT NULL,"
+    "  games INTEGER NOT NULL,"
+    "  moves INTEGER NOT NULL);"
+    "CREATE INDEX job_samples_by_job ON job_samples (job_id, unix_ms);";
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(
@@ -197,6 +210,7 @@ absl::Status JobStore::CreateOrCheckSchema() {
       RETURN_IF_ERROR(db_->Exec(kSchemaV6Additions));
       RETURN_IF_ERROR(db_->Exec(kSchemaV7Additions));
       RETURN_IF_ERROR(db_->Exec(kSchemaV8Additions));
+      RETURN_IF_ERROR(db_->Exec(kSchemaV9Additions));
       ASSIGN_OR_RETURN(
           Statement insert,
           db_->Prepare("INSERT INTO schema_version (version) VALUES (?)"));
@@ -206,14 +220,15 @@ absl::Status JobStore::CreateOrCheckSchema() {
                      db_->Prepare("SELECT version FROM schema_version"));
     ASSIGN_OR_RETURN(const bool row, version.Step());
     const int64_t found = row ? version.ColumnInt(0) : -1;
-    if (found >= 1 && found <= 7) {  // upgrade in place, in this transaction
+    if (found >= 1 && found <= 8) {  // upgrade in place, in this transaction
       if (found <= 1) RETURN_IF_ERROR(db_->Exec(kSchemaV2Additions));
       if (found <= 2) RETURN_IF_ERROR(db_->Exec(kSchemaV3Additions));
       if (found <= 3) RETURN_IF_ERROR(db_->Exec(kSchemaV4Additions));
       if (found <= 4) RETURN_IF_ERROR(db_->Exec(kSchemaV5Additions));
       if (found <= 5) RETURN_IF_ERROR(db_->Exec(kSchemaV6Additions));
       if (found <= 6) RETURN_IF_ERROR(db_->Exec(kSchemaV7Additions));
-      RETURN_IF_ERROR(db_->Exec(kSchemaV8Additions));
+      if (found <= 7) RETURN_IF_ERROR(db_->Exec(kSchemaV8Additions));
+      RETURN_IF_ERROR(db_->Exec(kSchemaV9Additions));
       return Write("UPDATE schema_version SET version = ?",
                    [](Statement& update) { update.Bind(1, kSchemaVersion); });
     }
@@ -557,6 +572,96 @@ absl::Status JobStore::DeleteLease(const Lease& lease) {
 absl::Status JobStore::DeleteJobLeases(int64_t job_id) {
   return Write("DELETE FROM leases WHERE job_id = ?",
                [&](Statement& erase) { erase.Bind(1, job_id); });
+}
+
+absl::StatusOr<JobStore::DeletedJob> JobStore::DeleteJob(int64_t job_id) {
+  DeletedJob deleted;
+  // One blob size (and count) of the job's rows in `table`.
+  auto measure = [&](absl::string_view table,
+                     absl::string_view blob) -> absl::StatusOr<Statement> {
+    ASSIGN_OR_RETURN(
+        Statement select,
+        db_->Prepare(absl::StrCat("SELECT COALESCE(SUM(LENGTH(", blob,
+                                  ")), 0), COUNT(*) FROM ", table,
+                                  " WHERE job_id = ?")));
+    select.Bind(1, job_id);
+    ASSIGN_OR_RETURN(const bool row, select.Step());
+    if (!row) return absl::InternalError("no row from an aggregate");
+    return select;
+  };
+  const absl::Status status = db_->InTransaction([&]() -> absl::Status {
+    {
+      ASSIGN_OR_RETURN(Statement workload, measure("workloads", "workload"));
+      deleted.workload_bytes = workload.ColumnInt(0);
+      ASSIGN_OR_RETURN(Statement best, measure("best_solutions", "solution"));
+      deleted.best_bytes = best.ColumnInt(0);
+      ASSIGN_OR_RETURN(Statement networks, measure("job_networks", "bytes"));
+      deleted.network_bytes = networks.ColumnInt(0);
+      deleted.networks = networks.ColumnInt(1);
+    }
+    for (const absl::string_view table :
+         {"leases", "job_counters", "submit_keys", "best_solutions",
+          "workloads", "job_networks", "job_samples"}) {
+      RETURN_IF_ERROR(
+          Write(absl::StrCat("DELETE FROM ", table, " WHERE job_id = ?"),
+                [&](Statement& erase) { erase.Bind(1, job_id); }));
+    }
+    return Write("DELETE FROM jobs WHERE id = ?",
+                 [&](Statement& erase) { erase.Bind(1, job_id); });
+  });
+  if (!status.ok()) return status;
+  return deleted;
+}
+
+absl::Status JobStore::AddJobSample(int64_t job_id, const JobSample& sample) {
+  return Write(
+      "INSERT INTO job_samples (job_id, unix_ms, best_normalised_return, "
+      "best_latency_us, learner_step, games, moves) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?)",
+      [&](Statement& insert) {
+        insert.Bind(1, job_id)
+            .Bind(2, sample.unix_ms)
+            .Bind(3, sample.best_normalised_return)
+            .Bind(4, sample.best_latency_us)
+            .Bind(5, sample.learner_step)
+            .Bind(6, sample.games)
+            .Bind(7, sample.moves);
+      });
+}
+
+absl::Status JobStore::ReplaceJobSamples(
+    int64_t job_id, const std::vector<JobSample>& samples) {
+  return db_->InTransaction([&]() -> absl::Status {
+    RETURN_IF_ERROR(
+        Write("DELETE FROM job_samples WHERE job_id = ?",
+              [&](Statement& erase) { erase.Bind(1, job_id); }));
+    for (const JobSample& sample : samples) {
+      RETURN_IF_ERROR(AddJobSample(job_id, sample));
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<std::map<int64_t, std::vector<JobSample>>>
+JobStore::ListJobSamples() {
+  ASSIGN_OR_RETURN(
+      Statement select,
+      db_->Prepare("SELECT job_id, unix_ms, best_normalised_return, "
+                   "best_latency_us, learner_step, games, moves "
+                   "FROM job_samples ORDER BY job_id, unix_ms, rowid"));
+  std::map<int64_t, std::vector<JobSample>> samples;
+  while (true) {
+    ASSIGN_OR_RETURN(const bool row, select.Step());
+    if (!row) break;
+    samples[select.ColumnInt(0)].push_back(
+        {.unix_ms = select.ColumnInt(1),
+         .best_normalised_return = select.ColumnDouble(2),
+         .best_latency_us = select.ColumnDouble(3),
+         .learner_step = select.ColumnInt(4),
+         .games = select.ColumnInt(5),
+         .moves = select.ColumnInt(6)});
+  }
+  return samples;
 }
 
 absl::StatusOr<std::vector<Lease>> JobStore::DeleteExpiredLeases(

@@ -13,6 +13,7 @@
 #define MMAPZERO_COORDINATOR_JOB_STORE_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +22,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "coordinator/job_history.h"
 #include "coordinator/sqlite_db.h"
 #include "proto/job.pb.h"
 #include "proto/network.pb.h"
@@ -140,7 +142,7 @@ class JobStore {
   // counters; an older file is upgraded on open (its jobs keep an empty uid
   // and epoch 0 and belong to an admin, its leases acquired at 0, no
   // networks, their counters as last reported).
-  static constexpr int kSchemaVersion = 8;
+  static constexpr int kSchemaVersion = 9;
 
   // Opens <data_dir>/coordinator.db, creating the folder and the schema
   // when missing.
@@ -187,7 +189,26 @@ class JobStore {
   // heartbeated at or after since_ms: the live slots of that role.
   absl::StatusOr<int64_t> LiveCapacity(v1::WorkerRole role, int64_t since_ms);
 
+  // Removes the job and every row of it (workload, best, leases,
+  // counters, submit key, networks) in one transaction, and says how many
+  // bytes of blobs went with it.
+  struct DeletedJob {
+    int64_t workload_bytes = 0;
+    int64_t best_bytes = 0;
+    int64_t networks = 0;
+    int64_t network_bytes = 0;
+  };
+  absl::StatusOr<DeletedJob> DeleteJob(int64_t job_id);
+
   absl::StatusOr<std::vector<Lease>> ListLeases();
+
+  // The dashboard's history (job_history.h): one more sample of a job, a
+  // job's whole series replaced (after it was thinned), and every job's
+  // series, oldest first.
+  absl::Status AddJobSample(int64_t job_id, const JobSample& sample);
+  absl::Status ReplaceJobSamples(int64_t job_id,
+                                 const std::vector<JobSample>& samples);
+  absl::StatusOr<std::map<int64_t, std::vector<JobSample>>> ListJobSamples();
   // Raises a job's learner_epoch by one and returns it (a new learner
   // lease holder).
   absl::StatusOr<int64_t> NextLearnerEpoch(int64_t job_id);

@@ -63,7 +63,8 @@ void ExecOnFile(const std::string& dir, const std::string& sql) {
   sqlite3_close(db);
 }
 
-// What schema versions 8, 7, 6 and 5 added, taken away again.
+// What schema versions 9, 8, 7, 6 and 5 added, taken away again.
+constexpr char kUndoVersion9[] = "DROP TABLE job_samples; ";
 constexpr char kUndoVersion8[] =
     "ALTER TABLE jobs DROP COLUMN owner; "
     "ALTER TABLE job_counters DROP COLUMN reported_games; "
@@ -344,6 +345,29 @@ TEST(JobStoreTest, CountersNeverGoDownWhenAWorkerCountsAgain) {
 // its totals; a version-7 file's jobs belong to an admin (owner "") and its
 // rows take their totals as that report, so the next report adds only what
 // it grew.
+// Version 9 adds the dashboard's history; a version 8 file keeps its jobs
+// and starts with none.
+TEST(JobStoreTest, UpgradesAVersionEightFileWithAnEmptyHistory) {
+  TestDir dir;
+  {
+    auto store = JobStore::Open(dir.path());
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE(
+        (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0).get()).ok());
+    ASSERT_TRUE((*store)->AddJobSample(1, {.unix_ms = 5, .games = 7}).ok());
+  }
+  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion9,
+                                      "UPDATE schema_version SET version = 8"));
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_TRUE((*store)->GetJob(1).ok());
+  EXPECT_TRUE((*store)->ListJobSamples()->empty());
+  ASSERT_TRUE((*store)->AddJobSample(1, {.unix_ms = 6, .games = 8}).ok());
+  const auto samples = (*store)->ListJobSamples();
+  ASSERT_EQ(samples->at(1).size(), 1u);
+  EXPECT_EQ(samples->at(1)[0].games, 8);
+}
+
 TEST(JobStoreTest, UpgradesAVersionSevenFileKeepingItsCounters) {
   TestDir dir;
   int64_t worker = 0;
@@ -357,7 +381,7 @@ TEST(JobStoreTest, UpgradesAVersionSevenFileKeepingItsCounters) {
     worker = *(*store)->AddWorker(WorkerRecord{});
     ASSERT_TRUE((*store)->RecordCounters(1, worker, {40, 400, 4000, 4}).ok());
   }
-  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion8,
+  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion9, kUndoVersion8,
                                       "UPDATE schema_version SET version = 7"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
@@ -392,7 +416,7 @@ TEST(JobStoreTest, KeepsLatenciesAndUpgradesAVersionFourFile) {
     EXPECT_EQ((*store)->GetJob(id)->heuristic_latency_us, 800);
   }
   ExecOnFile(dir.path(),
-             absl::StrCat(kUndoVersion8, kUndoVersion7, kUndoVersion6, kUndoVersion5,
+             absl::StrCat(kUndoVersion9, kUndoVersion8, kUndoVersion7, kUndoVersion6, kUndoVersion5,
                           "UPDATE schema_version SET version = 4"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
@@ -430,7 +454,7 @@ TEST(JobStoreTest, KeepsTheSeedStageAndUpgradesAVersionFiveFile) {
     EXPECT_EQ(job->seed_stage_latency_us, 700.5);
     EXPECT_EQ(job->seed_stage_solver, "brkga");
   }
-  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion8, kUndoVersion7, kUndoVersion6,
+  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion9, kUndoVersion8, kUndoVersion7, kUndoVersion6,
                                       "UPDATE schema_version SET version = 5"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
@@ -491,7 +515,7 @@ TEST(JobStoreTest, KeepsNetworksAndUpgradesAVersionSixFile) {
     EXPECT_TRUE(*(*store)->DeleteNetwork("family-net"));
     EXPECT_FALSE(*(*store)->DeleteNetwork("family-net"));
   }
-  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion8, kUndoVersion7,
+  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion9, kUndoVersion8, kUndoVersion7,
                                       "UPDATE schema_version SET version = 6"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
@@ -514,7 +538,7 @@ TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
         (*store)->PutLease({id, v1::WORKER_ROLE_ACTOR, worker, 5000, 1000}).ok());
   }
   ExecOnFile(dir.path(),
-             absl::StrCat(kUndoVersion8, kUndoVersion7, kUndoVersion6, kUndoVersion5,
+             absl::StrCat(kUndoVersion9, kUndoVersion8, kUndoVersion7, kUndoVersion6, kUndoVersion5,
                           "DROP TABLE submit_keys; "
                           "ALTER TABLE jobs DROP COLUMN uid; "
                           "ALTER TABLE jobs DROP COLUMN learner_epoch; "

@@ -8,7 +8,7 @@
 # budget that the test's cancel cuts short, so a slow machine cannot end
 # the job first (the coordinator found through <data dir>/coordinator.addr); list;
 # status; best --out (validated again by `mmapctl validate`) --svg; cancel;
-# watch of the cancelled job ends at once; an unknown job id and a
+# watch of the cancelled job ends at once; delete removes it; an unknown job id and a
 # malformed workload or a missing --network file exit non-zero with a
 # clear message and leave the job list unchanged; the whole cluster's
 # learner starts the job from the shipped network; the job's network is
@@ -239,6 +239,16 @@ grep -q 'cancelled' "$work/watch.out" || fail "watch did not show the end"
 run list_json list --json --state cancelled --data-dir "$data"
 grep -q "\"job_id\": \"$job\"" "$work/list_json.out" ||
   fail "list --state cancelled --json misses $job"
+# Deleted, it is gone from the list and the coordinator says what it freed.
+run delete delete "$job" --data-dir "$data"
+grep -qE "^deleted $job: freed [1-9][0-9]* bytes \(workload" "$work/delete.out" ||
+  fail "delete did not say what it freed"
+run list_after_delete list --data-dir "$data"
+! grep -q "^$job " "$work/list_after_delete.out" ||
+  fail "$job is still listed after delete"
+expect_failure delete_again "no job '$job'" delete "$job" --data-dir "$data"
+grep -q '"event":"job_deleted"' "$data/coordinator/audit.jsonl" ||
+  fail "the audit log has no job_deleted line"
 
 run down local down --data-dir "$data"
 # Every service stops on SIGTERM within local down's 10 s.

@@ -6,7 +6,7 @@
 // caller may call everything.
 //
 //   client: SubmitJob, ListJobs, GetJob, WatchJob, CancelJob,
-//           GetBestSolution, GetStats, ListNetworks, GetNetwork,
+//           GetBestSolution, DeleteJob, GetStats, ListNetworks, GetNetwork,
 //           ExportNetwork, ImportNetwork, DeleteNetwork (its own)
 //   worker: Register, Heartbeat, ReportSolution, InsertTrajectories,
 //           SampleBatch, SampleForReanalyse, UpdateTargets, GetStats,

@@ -36,6 +36,7 @@ std::map<std::string, Allowed> ExpectedTable() {
       {"JobService.WatchJob", client},
       {"JobService.CancelJob", client},
       {"JobService.GetBestSolution", client},
+      {"JobService.DeleteJob", client},
       {"NetworkRegistry.ListNetworks", client},
       {"NetworkRegistry.GetNetwork", client},
       {"NetworkRegistry.ExportNetwork", client},
