@@ -9,7 +9,8 @@
 // (about 5 MB). Batches: the `cpu` preset's 64 windows of K = 5, n = 10
 // (16 steps, the first with its observation) and the paper's 512. One
 // client thread, calls back to back; latency is the client's wall time per
-// call. Prints a Markdown table for docs/benchmarks.md.
+// call. Then the table written as a checkpoint and read back, with the
+// CRC32C of its bytes alone. Prints Markdown tables for docs/benchmarks.md.
 //   replay_bench [inserts=40] [sample_calls=300]
 #include <grpcpp/client_context.h>
 #include <grpcpp/create_channel.h>
@@ -19,6 +20,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
@@ -30,9 +32,12 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "bench/replay_echo.grpc.pb.h"
+#include "common/base/crc32c.h"
+#include "common/base/read_file.h"
 #include "common/rpc/grpc_server.h"
 #include "proto/replay.grpc.pb.h"
 #include "replay/replay_server.h"
+#include "replay/table_checkpoint.h"
 
 namespace mmapzero::bench {
 namespace {
@@ -144,6 +149,38 @@ std::string LoadAverage() {
   return absl::StrCat(one, " ", five, " ", fifteen);
 }
 
+// The job's table written as a checkpoint and read back
+// (replay/table_checkpoint.h, in the server's temporary data folder),
+// beside the CRC32C of the file's bytes alone: the checksum's share.
+void PrintCheckpoint(replay::ReplayTables& tables, const std::string& job_id) {
+  const absl::Time save_start = absl::Now();
+  if (const absl::Status saved = tables.CheckpointAll(); !saved.ok()) {
+    std::cerr << saved << "\n";
+    return;
+  }
+  const double save = absl::ToDoubleSeconds(absl::Now() - save_start);
+  const std::string path = tables.TablePath(job_id);
+  const absl::Time load_start = absl::Now();
+  const absl::StatusOr<replay::TableSnapshot> loaded = replay::LoadTable(path);
+  const double load = absl::ToDoubleSeconds(absl::Now() - load_start);
+  const absl::StatusOr<std::string> bytes = ReadWholeFile(path);
+  if (!loaded.ok() || !bytes.ok()) {
+    std::cerr << (loaded.ok() ? bytes.status() : loaded.status()) << "\n";
+    return;
+  }
+  const absl::Time crc_start = absl::Now();
+  const uint32_t crc = Crc32c(*bytes);
+  const double checksum = absl::ToDoubleSeconds(absl::Now() - crc_start);
+  const double mb = bytes->size() / 1e6;
+  std::cout << "\n| table checkpoint | trajectories | MB | save s | load s | "
+               "CRC32C alone s | CRC32C / save |\n"
+            << "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+            << absl::StrFormat("| %s (crc %08x) | %d | %.1f | %.3f | %.3f | "
+                               "%.4f | %.3f |\n",
+                               job_id, crc, loaded->entries.size(), mb, save,
+                               load, checksum, checksum / save);
+}
+
 int Run(int inserts, int sample_calls) {
   std::mt19937_64 rng(1);
   std::vector<v1::InsertTrajectoriesRequest> requests(kDistinct);
@@ -153,8 +190,15 @@ int Run(int inserts, int sample_calls) {
   }
   const double insert_bytes = requests[0].ByteSizeLong();
 
+  char data_dir[] = "/tmp/replay_bench_XXXXXX";
+  if (mkdtemp(data_dir) == nullptr) {
+    std::cerr << "no temporary folder\n";
+    return 1;
+  }
   replay::ReplayServerOptions options;
   options.listen = "127.0.0.1:0";
+  options.tables.data_dir = data_dir;
+  options.checkpoint_interval = absl::Hours(1);  // only PrintCheckpoint's
   options.tables.default_capacity = 2000;
   options.tables.max_rate_wait = absl::ZeroDuration();
   options.tables.table.limiter = {.min_positions = 0, .samples_per_insert = 0};
@@ -260,7 +304,9 @@ int Run(int inserts, int sample_calls) {
         per_second * x.steps_per_call, per_second * x.bytes_per_call / 1e6,
         Quantile(x.latency_ms, 0.5), Quantile(x.latency_ms, 0.99));
   }
+  PrintCheckpoint((*server)->tables(), "job-000001");
   (*server)->Shutdown();
+  std::filesystem::remove_all(data_dir);
   return 0;
 }
 

@@ -720,9 +720,6 @@ absl::Status Coordinator::SaveHistory(
         for (const HistoryChange& change : changes) {
           ASSIGN_OR_RETURN(const int64_t id,
                            ParseJobId("job_id", change.job_id));
-          const absl::StatusOr<JobRecord> job = store_->GetJob(id);
-          if (absl::IsNotFound(job.status())) continue;  // deleted
-          RETURN_IF_ERROR(job.status());
           if (change.rewritten) {
             RETURN_IF_ERROR(store_->ReplaceJobSamples(id, change.samples));
             continue;

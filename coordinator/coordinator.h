@@ -32,8 +32,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/rpc/caller.h"
 #include "coordinator/audit_log.h"
-#include "coordinator/caller.h"
 #include "coordinator/job_store.h"
 #include "coordinator/seed_queue.h"
 #include "proto/job.pb.h"
@@ -41,6 +41,9 @@
 #include "proto/worker.pb.h"
 
 namespace mmapzero::coordinator {
+
+using rpc::Caller;
+using rpc::CallerOf;
 
 struct CoordinatorOptions {
   std::string data_dir;  // holds coordinator.db
@@ -122,7 +125,7 @@ class Coordinator {
   // seed solve; the job is QUEUED with the seed as its best once that has
   // run (FAILED when it cannot). A submitted start is checked here and is
   // the first best until a better seed replaces it.
-  // A job belongs to the caller that submitted it (caller.h): ListJobs
+  // A job belongs to the caller that submitted it (common/rpc/caller.h): ListJobs
   // lists only the caller's own, and the others refuse another's job with
   // PermissionDenied (logged with the method, the caller and the job). The
   // default caller (nobody authenticated) owns everything.
@@ -270,7 +273,7 @@ class Coordinator {
   void Audit(const std::string& event, const Caller& caller,
              const AuditLog::Fields& fields);
   absl::Status CheckOpenLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  // OK when `caller` owns `job` (caller.h); PermissionDenied otherwise,
+  // OK when `caller` owns `job` (common/rpc/caller.h); PermissionDenied otherwise,
   // logged as `refused` with `method`, the caller and the job.
   static absl::Status CheckOwner(const JobRecord& job, const Caller& caller,
                                  absl::string_view method);

@@ -352,15 +352,13 @@ absl::StatusOr<v1::ReportSolutionResponse> Coordinator::ReportSolution(
     }
     // Only the job's workers write to it (an unknown job or worker is
     // NotFound first: that says more).
-    if (!caller.OwnsEverything()) {
-      RETURN_IF_ERROR(rpc::CheckWriterLease(
-          {.method = "ReportSolution",
-           .caller = caller.identity,
-           .job_id = request.job_id(),
-           .worker_id = request.worker_id(),
-           .ticket = &request.lease_ticket()},
-          lease_key_, {v1::WORKER_ROLE_ACTOR}, NowMs()));
-    }
+    RETURN_IF_ERROR(rpc::CheckWriterLease(
+        caller,
+        {.method = "ReportSolution",
+         .job_id = request.job_id(),
+         .worker_id = request.worker_id(),
+         .ticket = &request.lease_ticket()},
+        lease_key_, {v1::WORKER_ROLE_ACTOR}, NowMs()));
     ASSIGN_OR_RETURN(workload, WorkloadLocked(job_id));
   }
 

@@ -1,7 +1,6 @@
 #include "coordinator/job_service.h"
 
 #include "common/base/status_macros.h"
-#include "coordinator/caller.h"
 
 namespace mmapzero::coordinator {
 

@@ -614,10 +614,13 @@ absl::StatusOr<JobStore::DeletedJob> JobStore::DeleteJob(int64_t job_id) {
 }
 
 absl::Status JobStore::AddJobSample(int64_t job_id, const JobSample& sample) {
+  // Nothing for a job deleted meanwhile (the dashboard samples what it
+  // listed a moment before).
   return Write(
       "INSERT INTO job_samples (job_id, unix_ms, best_normalised_return, "
       "best_latency_us, learner_step, games, moves) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?)",
+      "SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 "
+      "WHERE EXISTS (SELECT 1 FROM jobs WHERE id = ?1)",
       [&](Statement& insert) {
         insert.Bind(1, job_id)
             .Bind(2, sample.unix_ms)

@@ -59,7 +59,7 @@ struct JobRecord {
   // What the job was asked to start from (JobStatus.initial_network;
   // schema v7, "" before).
   std::string initial_network;
-  // Who submitted it (caller.h: a certificate subject or "token:ROLE"; ""
+  // Who submitted it (common/rpc/caller.h: a certificate subject or "token:ROLE"; ""
   // without authentication, and for jobs stored before schema v8, which
   // are an admin's).
   std::string owner;
@@ -204,7 +204,8 @@ class JobStore {
 
   // The dashboard's history (job_history.h): one more sample of a job, a
   // job's whole series replaced (after it was thinned), and every job's
-  // series, oldest first.
+  // series, oldest first. Samples of a job that is no longer stored are
+  // dropped.
   absl::Status AddJobSample(int64_t job_id, const JobSample& sample);
   absl::Status ReplaceJobSamples(int64_t job_id,
                                  const std::vector<JobSample>& samples);

@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "common/base/status_macros.h"
-#include "coordinator/caller.h"
 #include "coordinator/network_chunks.h"
 
 namespace mmapzero::coordinator {

@@ -5,7 +5,6 @@
 
 #include "common/base/status_macros.h"
 #include "common/rpc/chunked_bytes.h"
-#include "coordinator/caller.h"
 #include "coordinator/network_chunks.h"
 
 namespace mmapzero::coordinator {

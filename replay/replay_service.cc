@@ -15,11 +15,9 @@ absl::Status ReplayServiceImpl::CheckWriter(const grpc::ServerContext& context,
                                             const v1::LeaseTicket& ticket,
                                             v1::WorkerRole role) const {
   RETURN_IF_ERROR(CheckJobId(job_id));  // a malformed id says so first
-  std::string caller;
-  ASSIGN_OR_RETURN(const bool needs, rpc::NeedsLeaseTicket(context, &caller));
-  if (!needs) return absl::OkStatus();
-  return rpc::CheckWriterLease({.method = method,
-                                .caller = caller,
+  ASSIGN_OR_RETURN(const rpc::Caller caller, rpc::CallerOf(context));
+  return rpc::CheckWriterLease(caller,
+                               {.method = method,
                                 .job_id = job_id,
                                 .worker_id = worker_id,
                                 .ticket = &ticket},

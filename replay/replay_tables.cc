@@ -5,10 +5,10 @@
 #include <system_error>
 #include <utility>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/agent/trajectory_proto.h"
+#include "common/base/plain_name.h"
 #include "common/base/set_aside.h"
 #include "common/base/status_macros.h"
 #include "common/service/log_line.h"
@@ -35,11 +35,8 @@ absl::Status TooLarge(absl::string_view what, size_t bytes, int64_t limit) {
 }  // namespace
 
 absl::Status CheckJobId(const std::string& job_id) {
-  const bool safe =
-      !job_id.empty() && job_id.size() <= 128 && job_id != "." &&
-      job_id != ".." && std::all_of(job_id.begin(), job_id.end(), [](char c) {
-        return absl::ascii_isalnum(c) || c == '.' || c == '_' || c == '-';
-      });
+  const bool safe = !job_id.empty() && job_id.size() <= 128 &&
+                    job_id != "." && job_id != ".." && IsPlainName(job_id);
   if (safe) return absl::OkStatus();
   return absl::InvalidArgumentError(
       absl::StrCat("job_id: must be 1..128 characters of [A-Za-z0-9._-], got '",

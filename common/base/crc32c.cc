@@ -1,6 +1,7 @@
 #include "common/base/crc32c.h"
 
 #include <array>
+#include <cstring>
 
 namespace mmapzero {
 namespace {
@@ -22,14 +23,50 @@ constexpr std::array<uint32_t, 256> MakeCrcTable() {
 
 constexpr std::array<uint32_t, 256> kCrcTable = MakeCrcTable();
 
-}  // namespace
-
-uint32_t Crc32cExtend(uint32_t crc, std::string_view bytes) {
-  crc = ~crc;
+// `crc` already inverted, as both loops keep it.
+uint32_t ExtendByTable(uint32_t crc, std::string_view bytes) {
   for (const char c : bytes) {
     crc = kCrcTable[(crc ^ static_cast<uint8_t>(c)) & 0xFF] ^ (crc >> 8);
   }
-  return ~crc;
+  return crc;
+}
+
+#if defined(__x86_64__)
+// The CPU's own CRC32C instruction (SSE4.2), eight bytes at a time: about
+// 20 times the table's speed. Compiled for SSE4.2 only here and used only
+// where the CPU has it.
+__attribute__((target("sse4.2"))) uint32_t ExtendByInstruction(
+    uint32_t crc, std::string_view bytes) {
+  uint64_t wide = crc;
+  while (bytes.size() >= sizeof(uint64_t)) {
+    uint64_t word;
+    std::memcpy(&word, bytes.data(), sizeof(word));
+    wide = __builtin_ia32_crc32di(wide, word);
+    bytes.remove_prefix(sizeof(word));
+  }
+  crc = static_cast<uint32_t>(wide);
+  for (const char c : bytes) {
+    crc = __builtin_ia32_crc32qi(crc, static_cast<uint8_t>(c));
+  }
+  return crc;
+}
+
+bool HasCrcInstruction() {
+  static const bool has = [] {
+    __builtin_cpu_init();  // may run before libgcc's own initialiser
+    return __builtin_cpu_supports("sse4.2") != 0;
+  }();
+  return has;
+}
+#endif
+
+}  // namespace
+
+uint32_t Crc32cExtend(uint32_t crc, std::string_view bytes) {
+#if defined(__x86_64__)
+  if (HasCrcInstruction()) return ~ExtendByInstruction(~crc, bytes);
+#endif
+  return ~ExtendByTable(~crc, bytes);
 }
 
 uint32_t Crc32c(std::string_view bytes) { return Crc32cExtend(0, bytes); }

@@ -1,27 +1,15 @@
 #include "common/rpc/writer_lease.h"
 
-#include "common/security/access_policy.h"
 #include "common/security/lease_ticket.h"
-#include "common/security/transport_security.h"
 #include "common/service/log_line.h"
 
 namespace mmapzero::rpc {
 
-absl::StatusOr<bool> NeedsLeaseTicket(const grpc::ServerContext& context,
-                                      std::string* identity) {
-  const security::TransportSecurity& security =
-      *security::ProcessTransportSecurity();
-  if (!security.authenticates()) return false;
-  absl::StatusOr<security::CallerIdentity> caller =
-      security::IdentifyCaller(context, security);
-  if (!caller.ok()) return caller.status();
-  *identity = caller->name;
-  return caller->role != security::Role::kAdmin;
-}
-
-absl::Status CheckWriterLease(const LeaseWrite& write, absl::string_view key,
+absl::Status CheckWriterLease(const Caller& caller, const LeaseWrite& write,
+                              absl::string_view key,
                               std::initializer_list<v1::WorkerRole> roles,
                               int64_t now_unix_ms) {
+  if (caller.OwnsEverything()) return absl::OkStatus();
   static const v1::LeaseTicket kNoTicket;
   absl::Status status =
       key.empty()
@@ -34,7 +22,7 @@ absl::Status CheckWriterLease(const LeaseWrite& write, absl::string_view key,
   if (!status.ok()) {
     service::LogLine("warning", "refused",
                      {{"method", std::string(write.method)},
-                      {"caller", std::string(write.caller)},
+                      {"caller", caller.identity},
                       {"worker", std::string(write.worker_id)},
                       {"job", std::string(write.job_id)},
                       {"code", absl::StatusCodeToString(status.code())},

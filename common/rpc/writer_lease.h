@@ -17,32 +17,28 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/rpc/caller.h"
 #include "proto/lease_ticket.pb.h"
 #include "proto/worker_role.pb.h"
 
 namespace mmapzero::rpc {
 
-// Who writes and with what: a request's parts the check reads.
+// What is written with what: a request's parts the check reads.
 struct LeaseWrite {
   absl::string_view method;     // "InsertTrajectories"
-  absl::string_view caller;     // the caller's identity, for the log
   absl::string_view job_id;     // the request's job
   absl::string_view worker_id;  // the request's worker ("": not named)
   const v1::LeaseTicket* ticket = nullptr;
 };
 
-// Whether the caller of `context` must show a lease ticket: true under the
-// process's authentication for every role but admin. The caller's
-// identity goes to `identity` (for the log); errors as
-// security::IdentifyCaller.
-absl::StatusOr<bool> NeedsLeaseTicket(const grpc::ServerContext& context,
-                                      std::string* identity);
-
-// security::CheckLeaseTicket of `write` under `key` at `now_unix_ms`,
-// with `roles` the lease roles that may make it; a refusal is logged
-// (event=refused). An empty key (a replay server not yet registered with
-// its coordinator) is Unavailable: the writer retries.
-absl::Status CheckWriterLease(const LeaseWrite& write, absl::string_view key,
+// OK for a caller who owns everything (nobody authenticated, or an
+// admin); else security::CheckLeaseTicket of `write` under `key` at
+// `now_unix_ms`, with `roles` the lease roles that may make it, and a
+// refusal logged (event=refused, naming `caller`). An empty key (a replay
+// server not yet registered with its coordinator) is Unavailable: the
+// writer retries.
+absl::Status CheckWriterLease(const Caller& caller, const LeaseWrite& write,
+                              absl::string_view key,
                               std::initializer_list<v1::WorkerRole> roles,
                               int64_t now_unix_ms);
 

@@ -15,10 +15,6 @@
 namespace mmapzero::solvers {
 namespace {
 
-// Units of planning (alias sets, buffers) between two stop checks.
-constexpr size_t kStopCheckInterval = 256;
-
-
 using game::Action;
 using game::BufferInfo;
 using game::CopyInterval;
@@ -70,7 +66,7 @@ class Planner {
     std::vector<AliasSet> sets = BuildAliasSets(program_);
     RankAliasSets(&sets);
     for (size_t i = 0; i < sets.size(); ++i) {
-      if (Stopped(i, stop_requested)) return std::nullopt;
+      if (StopAskedAt(i, stop_requested)) return std::nullopt;
       const AliasSet& set = sets[i];
       if (!PlanSet(set, /*groups_slow=*/false)) {
         Rollback();
@@ -252,14 +248,7 @@ class Planner {
   // space and copy supply the ranked pass left, with no max ratio (a
   // prefetch may start as early as the supply needs, an output may stay
   // for its whole live range) and no residency across gaps. Planned copies
-  // stay protected by the copy schedule.
-  // Whether to stop before the `i`th unit of work: asked every
-  // kStopCheckInterval units.
-  static bool Stopped(size_t i, const StopRequested& stop_requested) {
-    return stop_requested && i % kStopCheckInterval == 0 && stop_requested();
-  }
-
-  // False when stopped.
+  // stay protected by the copy schedule. False when stopped.
   bool Fill(const StopRequested& stop_requested) {
     std::vector<int32_t> index_in_tensor(program_.num_buffers());
     for (const std::vector<int32_t>& ids : tensor_buffers_) {
@@ -270,7 +259,7 @@ class Planner {
     std::vector<int32_t> resident(program_.num_tensors(), -1);
     const std::vector<int32_t>& order = program_.decision_order();
     for (size_t i = 0; i < order.size(); ++i) {
-      if (Stopped(i, stop_requested)) return false;
+      if (StopAskedAt(i, stop_requested)) return false;
       const int32_t id = order[i];
       const BufferInfo& b = program_.buffer(id);
       if (plan_[id] == Action::kDrop && b.alias_group < 0) {

@@ -20,6 +20,7 @@
 #ifndef MMAPZERO_COMMON_SOLVERS_HEURISTIC_HEURISTIC_PLANNER_H_
 #define MMAPZERO_COMMON_SOLVERS_HEURISTIC_HEURISTIC_PLANNER_H_
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -40,9 +41,17 @@ struct PlannerOptions {
 // The intended action of every buffer, indexed by buffer id.
 using MemoryPlan = std::vector<game::Action>;
 
-// Asked now and then while planning (every few hundred buffers), so that
-// a caller stops a plan of a large program within a fraction of a second.
+// Asked now and then while planning and playing a plan (every
+// kStopCheckInterval buffers), so that a caller stops the work on a large
+// program within a fraction of a second.
 using StopRequested = std::function<bool()>;
+inline constexpr int64_t kStopCheckInterval = 256;
+
+// Whether `stop_requested` is set, `i` (the units of work done) is a
+// multiple of kStopCheckInterval, and it answers true.
+inline bool StopAskedAt(int64_t i, const StopRequested& stop_requested) {
+  return stop_requested && i % kStopCheckInterval == 0 && stop_requested();
+}
 
 // The plan; nullopt once `stop_requested` (when set) answers true.
 std::optional<MemoryPlan> PlanMemorySpace(

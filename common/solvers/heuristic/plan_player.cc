@@ -37,10 +37,7 @@ game::MMapGame PlayPlan(const std::shared_ptr<const game::Program>& program,
   game::MMapGame game(program);
   PlayStats local;
   while (!game.IsTerminal()) {
-    if (options.stop_requested && local.moves % 256 == 0 &&
-        options.stop_requested()) {
-      break;
-    }
+    if (StopAskedAt(local.moves, options.stop_requested)) break;
     const Action planned = plan[game.CurrentBuffer()];
     const uint8_t mask = game.LegalActionMask();
     if (!Legal(mask, planned)) ++local.refused;

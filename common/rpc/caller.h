@@ -1,12 +1,13 @@
-// Who calls a coordinator method that touches what a caller owns: the
-// jobs it submitted and the networks it registered. access_policy.h says
-// which roles may call a method at all; this says whose job or network a
-// caller may read, watch, cancel or delete: its own, or any for an admin.
-// Ownership is the identity access_policy.h's IdentifyCaller gives (the
-// client certificate's subject, or "token:ROLE"). When the coordinator
-// authenticates nobody, everyone owns everything.
-#ifndef MMAPZERO_COORDINATOR_CALLER_H_
-#define MMAPZERO_COORDINATOR_CALLER_H_
+// Who calls a method that touches what a caller owns (the coordinator's
+// jobs and registered networks) or writes to a job (writer_lease.h).
+// access_policy.h says which roles may call a method at all; this says
+// whose job or network a caller may read, watch, cancel or delete: its
+// own, or any for an admin. Ownership is the identity access_policy.h's
+// IdentifyCaller gives (the client certificate's subject, or
+// "token:ROLE"). When the server authenticates nobody, everyone owns
+// everything.
+#ifndef MMAPZERO_COMMON_RPC_CALLER_H_
+#define MMAPZERO_COMMON_RPC_CALLER_H_
 
 #include <string>
 
@@ -16,7 +17,7 @@ namespace grpc {
 class ServerContext;
 }  // namespace grpc
 
-namespace mmapzero::coordinator {
+namespace mmapzero::rpc {
 
 struct Caller {
   std::string identity;  // "" when nobody is authenticated
@@ -36,6 +37,6 @@ struct Caller {
 // (transport_security.h); the errors of security::IdentifyCaller.
 absl::StatusOr<Caller> CallerOf(const grpc::ServerContext& context);
 
-}  // namespace mmapzero::coordinator
+}  // namespace mmapzero::rpc
 
-#endif  // MMAPZERO_COORDINATOR_CALLER_H_
+#endif  // MMAPZERO_COMMON_RPC_CALLER_H_

@@ -1,4 +1,4 @@
-#include "coordinator/caller.h"
+#include "common/rpc/caller.h"
 
 #include <grpcpp/server_context.h>
 
@@ -9,7 +9,7 @@
 #include "common/security/access_policy.h"
 #include "common/security/transport_security.h"
 
-namespace mmapzero::coordinator {
+namespace mmapzero::rpc {
 
 absl::StatusOr<Caller> CallerOf(const grpc::ServerContext& context) {
   const std::shared_ptr<const security::TransportSecurity> transport =
@@ -21,4 +21,4 @@ absl::StatusOr<Caller> CallerOf(const grpc::ServerContext& context) {
                 .admin = identity.role == security::Role::kAdmin};
 }
 
-}  // namespace mmapzero::coordinator
+}  // namespace mmapzero::rpc
