@@ -51,6 +51,14 @@ absl::Status CheckOptions(const CoordinatorOptions& options) {
         absl::StrCat("lease_rotation: must be >= 0 (0: never), got ",
                      absl::FormatDuration(options.lease_rotation)));
   }
+  if (options.max_active_jobs_per_identity < 0 ||
+      options.max_stored_bytes_per_identity < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_active_jobs_per_identity, max_stored_bytes_per_identity: must "
+        "be >= 0 (0: no limit), got ",
+        options.max_active_jobs_per_identity, ", ",
+        options.max_stored_bytes_per_identity));
+  }
   if (options.max_seed_solves < 1 || options.max_seed_solves > 1024) {
     return absl::InvalidArgumentError(absl::StrCat(
         "max_seed_solves: must be 1 to 1024, got ", options.max_seed_solves));
@@ -351,6 +359,38 @@ absl::Status Coordinator::CheckOwner(const JobRecord& job,
       "only the jobs it submitted (an admin, every job)"));
 }
 
+absl::Status Coordinator::CheckIdentityLimitsLocked(const Caller& caller,
+                                                    int64_t workload_bytes) {
+  if (caller.OwnsEverything()) return absl::OkStatus();
+  const int32_t max_active = options_.max_active_jobs_per_identity;
+  const int64_t max_bytes = options_.max_stored_bytes_per_identity;
+  if (max_active == 0 && max_bytes == 0) return absl::OkStatus();
+  ASSIGN_OR_RETURN(const JobStore::OwnerUsage usage,
+                   store_->UsageOf(caller.identity));
+  std::string refusal;
+  if (max_active > 0 && usage.active_jobs >= max_active) {
+    refusal = absl::StrCat(
+        caller.identity, " has ", usage.active_jobs,
+        " jobs not yet finished, the most one identity may have "
+        "(max_active_jobs_per_identity ",
+        max_active, "); wait for one to finish or cancel one");
+  } else if (max_bytes > 0 && usage.stored_bytes + workload_bytes > max_bytes) {
+    refusal = absl::StrCat(
+        caller.identity, "'s jobs hold ", usage.stored_bytes,
+        " bytes and this workload is ", workload_bytes,
+        " more, over the most one identity may store "
+        "(max_stored_bytes_per_identity ",
+        max_bytes, "); delete finished jobs (mmapctl delete)");
+  } else {
+    return absl::OkStatus();
+  }
+  service::LogLine("warning", "refused",
+                   {{"method", "SubmitJob"},
+                    {"caller", caller.identity},
+                    {"reason", refusal}});
+  return absl::ResourceExhaustedError(refusal);
+}
+
 absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
     const v1::SubmitJobRequest& request, const Caller& caller) {
   RETURN_IF_ERROR(CheckSubmittedWorkload(request));
@@ -392,6 +432,8 @@ absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
   // Refused before anything is stored; only this method adds (under mu_),
   // so the room checked here is still there below.
   RETURN_IF_ERROR(seeds_->CheckRoom());
+  RETURN_IF_ERROR(CheckIdentityLimitsLocked(
+      caller, static_cast<int64_t>(workload.ByteSizeLong())));
   JobRecord job;
   job.uid = RandomHex128();  // never reused, unlike job ids
   job.name = JobNameOf(request);

@@ -63,6 +63,14 @@ struct CoordinatorOptions {
   // times as many submitted jobs wait for theirs, and a submission beyond
   // them is refused RESOURCE_EXHAUSTED before any job is made.
   int32_t max_seed_solves = 2;
+  // Per identity, for an authenticated caller that is not an admin (when
+  // nobody is authenticated there are no identities to tell apart): jobs
+  // not yet finished at once, and bytes its stored jobs hold in the
+  // database (JobStore::UsageOf) with the new workload counted. A submit
+  // beyond either is refused RESOURCE_EXHAUSTED before any job is made.
+  // 0: no limit.
+  int32_t max_active_jobs_per_identity = 0;
+  int64_t max_stored_bytes_per_identity = 0;
   // Lease expiry, budgets and timestamps read this clock. Test seam: a
   // fake clock makes leases expire without waiting. Default absl::Now.
   std::function<absl::Time()> clock;
@@ -76,7 +84,11 @@ struct CoordinatorOptions {
            lease_rotation == other.lease_rotation &&
            seed_solver == other.seed_solver &&
            heuristic_budget == other.heuristic_budget &&
-           max_seed_solves == other.max_seed_solves;
+           max_seed_solves == other.max_seed_solves &&
+           max_active_jobs_per_identity ==
+               other.max_active_jobs_per_identity &&
+           max_stored_bytes_per_identity ==
+               other.max_stored_bytes_per_identity;
   }
 };
 
@@ -277,6 +289,12 @@ class Coordinator {
   // logged as `refused` with `method`, the caller and the job.
   static absl::Status CheckOwner(const JobRecord& job, const Caller& caller,
                                  absl::string_view method);
+  // OK while `caller` may store one more job of `workload_bytes`
+  // (CoordinatorOptions' per-identity limits); ResourceExhausted naming
+  // the limit, the caller's figures and what frees room, logged.
+  absl::Status CheckIdentityLimitsLocked(const Caller& caller,
+                                         int64_t workload_bytes)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The job's row; NotFound "job_id: no job 'job-000042'".
   absl::StatusOr<JobRecord> JobLocked(int64_t job_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

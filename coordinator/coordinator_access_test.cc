@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/base/atomic_file.h"
 #include "common/base/read_file.h"
@@ -54,6 +55,7 @@ class CoordinatorAccessTest : public ::testing::Test {
     CoordinatorServerOptions options;
     options.listen = "127.0.0.1:0";
     options.tick_interval = absl::Hours(1);
+    options.coordinator = coordinator_options_;
     options.coordinator.data_dir = dir_.path();
     auto server = CoordinatorServer::Start(options);
     ASSERT_TRUE(server.ok()) << server.status();
@@ -153,6 +155,26 @@ class CoordinatorAccessTest : public ::testing::Test {
     return stub->Register(Deadlined().get(), request, &response);
   }
 
+  grpc::Status Cancel(const security::TransportSecurity& as,
+                      const std::string& job_id) {
+    auto stub = v1::JobService::NewStub(rpc::MakeClientChannel(address_, as));
+    v1::CancelJobRequest cancel;
+    cancel.set_job_id(job_id);
+    v1::JobStatus status;
+    return stub->CancelJob(Deadlined().get(), cancel, &status);
+  }
+
+  grpc::Status Delete(const security::TransportSecurity& as,
+                      const std::string& job_id) {
+    auto stub = v1::JobService::NewStub(rpc::MakeClientChannel(address_, as));
+    v1::DeleteJobRequest remove;
+    remove.set_job_id(job_id);
+    v1::DeleteJobResponse removed;
+    return stub->DeleteJob(Deadlined().get(), remove, &removed);
+  }
+
+  // The options Start gives the coordinator, its data directory aside.
+  CoordinatorOptions coordinator_options_;
   TestDir dir_;
   security::TestCertificates certificates_{dir_.path() + "/tls"};
   std::unique_ptr<CoordinatorServer> server_;
@@ -294,6 +316,61 @@ TEST_F(CoordinatorAccessTest, AClientSeesAndCancelsOnlyItsOwnJobs) {
   ASSERT_EQ(after.size(), 5u);
   EXPECT_THAT(after[4], HasSubstr("\"event\":\"job_deleted\""));
   EXPECT_THAT(after[4], HasSubstr("CN=mmapzero-client"));
+}
+
+TEST_F(CoordinatorAccessTest, UnfinishedJobsPerIdentityAreLimited) {
+  ASSERT_TRUE(
+      security::WriteClientCertificate(certificates_.dir(), "bob", absl::Hours(1))
+          .ok());
+  coordinator_options_.max_active_jobs_per_identity = 2;
+  Start(Identity("worker"));
+  const security::TransportSecurity alice = Identity("client");
+  const security::TransportSecurity bob = Identity("bob");
+  const security::TransportSecurity admin = Identity("admin");
+
+  const std::string first = SubmitAs(alice);
+  ASSERT_FALSE(SubmitAs(alice).empty());
+  const grpc::Status third = Submit(alice);
+  EXPECT_EQ(third.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(third.error_message(),
+              HasSubstr("has 2 jobs not yet finished"));
+  EXPECT_THAT(third.error_message(),
+              HasSubstr("max_active_jobs_per_identity 2"));
+  EXPECT_THAT(ListedIds(alice), ::testing::SizeIs(2));  // none made
+  // Another identity is not held up by Alice's jobs; an admin has no limit.
+  EXPECT_TRUE(Submit(bob).ok());
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(Submit(admin).ok());
+  // A finished job frees its place.
+  ASSERT_TRUE(server_->coordinator().AwaitSeeded(absl::Seconds(30)));
+  ASSERT_TRUE(Cancel(alice, first).ok());
+  EXPECT_TRUE(Submit(alice).ok());
+  EXPECT_EQ(Submit(alice).error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+}
+
+TEST_F(CoordinatorAccessTest, StoredBytesPerIdentityAreLimited) {
+  absl::StatusOr<Workload> workload =
+      ReadWorkload(std::string(MMAPZERO_SOURCE_DIR) + "/examples/small.json");
+  ASSERT_TRUE(workload.ok());
+  const int64_t workload_bytes = static_cast<int64_t>(workload->ByteSizeLong());
+  // Room for one workload, not for a second beside the first and its best.
+  coordinator_options_.max_stored_bytes_per_identity = workload_bytes + 1;
+  Start(Identity("worker"));
+  const security::TransportSecurity alice = Identity("client");
+
+  const std::string first = SubmitAs(alice);
+  ASSERT_FALSE(first.empty());
+  ASSERT_TRUE(server_->coordinator().AwaitSeeded(absl::Seconds(30)));
+  const grpc::Status second = Submit(alice);
+  EXPECT_EQ(second.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(second.error_message(),
+              HasSubstr(absl::StrCat("this workload is ", workload_bytes,
+                                     " more")));
+  EXPECT_THAT(second.error_message(), HasSubstr("mmapctl delete"));
+  // Cancelled, the job still holds its bytes; deleted, it frees them.
+  ASSERT_TRUE(Cancel(alice, first).ok());
+  EXPECT_EQ(Submit(alice).error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  ASSERT_TRUE(Delete(alice, first).ok());
+  EXPECT_TRUE(Submit(alice).ok());
 }
 
 TEST_F(CoordinatorAccessTest, CallerWithoutCertificateIsUnauthenticated) {

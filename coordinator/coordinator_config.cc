@@ -30,6 +30,8 @@ CoordinatorConfig WithDefaults(CoordinatorConfig given) {
   config.set_tick_interval_ms(1000);
   config.set_max_seed_solves(2);
   config.set_lease_rotation_ms(60000);
+  config.set_max_active_jobs_per_identity(0);
+  config.set_max_stored_bytes_per_identity(0);
   config.MergeFrom(given);
   return config;
 }
@@ -57,6 +59,12 @@ absl::StatusOr<CoordinatorServiceSettings> CoordinatorSettingsFromConfig(
                           kDay, " (-1: never)"));
   RETURN_IF_ERROR(
       InRange("--max-seed-solves", config.max_seed_solves(), 1, 1024));
+  RETURN_IF_ERROR(InRange("--max-active-jobs-per-identity",
+                          config.max_active_jobs_per_identity(), 0, 1 << 20,
+                          " (0: no limit)"));
+  RETURN_IF_ERROR(InRange("--max-stored-bytes-per-identity",
+                          config.max_stored_bytes_per_identity(), 0,
+                          int64_t{1} << 50, " (0: no limit)"));
   CoordinatorServiceSettings settings;
   settings.address_file = config.address_file();
   CoordinatorServerOptions& options = settings.server;
@@ -75,6 +83,8 @@ absl::StatusOr<CoordinatorServiceSettings> CoordinatorSettingsFromConfig(
                          : absl::Milliseconds(config.lease_rotation_ms());
   c.heuristic_budget = absl::Milliseconds(config.heuristic_budget_ms());
   c.max_seed_solves = config.max_seed_solves();
+  c.max_active_jobs_per_identity = config.max_active_jobs_per_identity();
+  c.max_stored_bytes_per_identity = config.max_stored_bytes_per_identity();
   return settings;
 }
 

@@ -69,6 +69,15 @@ TEST(CoordinatorConfigTest, FieldsBecomeServerOptions) {
   EXPECT_EQ(options->server.coordinator.heartbeat_interval, absl::Seconds(2));
   EXPECT_EQ(options->server.coordinator.max_running_jobs, 4);
   EXPECT_EQ(options->server.coordinator.max_seed_solves, 3);
+  EXPECT_EQ(options->server.coordinator.max_active_jobs_per_identity, 0);
+  EXPECT_EQ(options->server.coordinator.max_stored_bytes_per_identity, 0);
+  config.set_max_active_jobs_per_identity(5);
+  config.set_max_stored_bytes_per_identity(int64_t{1} << 30);
+  const auto limited = CoordinatorSettingsFromConfig(config);
+  ASSERT_TRUE(limited.ok()) << limited.status();
+  EXPECT_EQ(limited->server.coordinator.max_active_jobs_per_identity, 5);
+  EXPECT_EQ(limited->server.coordinator.max_stored_bytes_per_identity,
+            int64_t{1} << 30);
 }
 
 TEST(CoordinatorConfigTest, NegativeFieldIsNamed) {
@@ -85,6 +94,12 @@ TEST(CoordinatorConfigTest, NegativeFieldIsNamed) {
   EXPECT_TRUE(absl::IsInvalidArgument(slots)) << slots;
   EXPECT_THAT(std::string(slots.message()), HasSubstr("--max-seed-solves"));
   EXPECT_THAT(std::string(slots.message()), HasSubstr("5000"));
+  config.clear_max_seed_solves();
+  config.set_max_stored_bytes_per_identity(-1);
+  const absl::Status bytes = CoordinatorSettingsFromConfig(config).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(bytes)) << bytes;
+  EXPECT_THAT(std::string(bytes.message()),
+              HasSubstr("--max-stored-bytes-per-identity"));
 }
 
 TEST(CoordinatorConfigTest, EveryFieldIsReadOrRefused) {

@@ -22,6 +22,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/metrics/service_metrics.h"
+#include "common/rpc/grpc_server.h"
 #include "common/rpc/message_limit.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/coordinator_metrics.h"
@@ -53,6 +54,11 @@ class CoordinatorServer {
   int port() const { return port_; }  // the gRPC port bound
   int metrics_port() const { return metrics_ ? metrics_->port() : 0; }
   Coordinator& coordinator() { return *coordinator_; }
+  // A channel to this server inside the process (rpc::InProcessChannel);
+  // not after Shutdown.
+  std::shared_ptr<grpc::Channel> InProcessChannel() {
+    return rpc::InProcessChannel(*server_, options_.max_message_bytes);
+  }
   // The dashboard's series (job_history.h), as stored and recorded since.
   const JobHistory& history() const { return history_; }
 

@@ -613,6 +613,33 @@ absl::StatusOr<JobStore::DeletedJob> JobStore::DeleteJob(int64_t job_id) {
   return deleted;
 }
 
+absl::StatusOr<JobStore::OwnerUsage> JobStore::UsageOf(
+    const std::string& owner) {
+  // One blob column of the owner's rows in `table`, summed.
+  auto blob_sum = [](absl::string_view table, absl::string_view blob) {
+    return absl::StrCat("(SELECT COALESCE(SUM(LENGTH(t.", blob, ")), 0) FROM ",
+                        table, " t JOIN jobs j ON j.id = t.job_id ",
+                        "WHERE j.owner = ?1)");
+  };
+  ASSIGN_OR_RETURN(
+      Statement select,
+      db_->Prepare(absl::StrCat(
+          "SELECT (SELECT COUNT(*) FROM jobs WHERE owner = ?1 AND state IN (",
+          static_cast<int>(v1::JOB_STATE_SEEDING), ", ",
+          static_cast<int>(v1::JOB_STATE_QUEUED), ", ",
+          static_cast<int>(v1::JOB_STATE_RUNNING), ")), ",
+          blob_sum("workloads", "workload"), " + ",
+          blob_sum("best_solutions", "solution"), " + ",
+          blob_sum("job_networks", "bytes"))));
+  select.Bind(1, owner);
+  ASSIGN_OR_RETURN(const bool row, select.Step());
+  if (!row) return absl::InternalError("no row from an aggregate");
+  OwnerUsage usage;
+  usage.active_jobs = select.ColumnInt(0);
+  usage.stored_bytes = select.ColumnInt(1);
+  return usage;
+}
+
 absl::Status JobStore::AddJobSample(int64_t job_id, const JobSample& sample) {
   // Nothing for a job deleted meanwhile (the dashboard samples what it
   // listed a moment before).

@@ -200,6 +200,16 @@ class JobStore {
   };
   absl::StatusOr<DeletedJob> DeleteJob(int64_t job_id);
 
+  // What the jobs of one owner hold: how many are not yet finished
+  // (seeding, queued or running), and the bytes of their workloads, bests
+  // and networks in the database (DeletedJob's, summed). The figures the
+  // coordinator's per-identity limits are checked against.
+  struct OwnerUsage {
+    int64_t active_jobs = 0;
+    int64_t stored_bytes = 0;
+  };
+  absl::StatusOr<OwnerUsage> UsageOf(const std::string& owner);
+
   absl::StatusOr<std::vector<Lease>> ListLeases();
 
   // The dashboard's history (job_history.h): one more sample of a job, a

@@ -34,6 +34,12 @@ ABSL_FLAG(std::optional<int64_t>, tick_interval_ms, std::nullopt,
           "how often budgets and leases are checked");
 ABSL_FLAG(std::optional<int>, max_seed_solves, std::nullopt,
           "seed solves at once, 1 to 1024");
+ABSL_FLAG(std::optional<int>, max_active_jobs_per_identity, std::nullopt,
+          "jobs not yet finished that one client identity may have; 0: no "
+          "limit");
+ABSL_FLAG(std::optional<int64_t>, max_stored_bytes_per_identity, std::nullopt,
+          "bytes one client identity's stored jobs may hold in the "
+          "database; 0: no limit");
 ABSL_FLAG(std::optional<int64_t>, lease_rotation_ms, std::nullopt,
           "with more running jobs than actor slots, an actor alone on a "
           "job moves to a job with none after this long; -1: never");

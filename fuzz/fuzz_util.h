@@ -19,6 +19,15 @@ inline std::string AsText(const uint8_t* data, size_t size) {
   return std::string(reinterpret_cast<const char*>(data), size);
 }
 
+// For LLVMFuzzerInitialize: with MMAPZERO_FUZZ_SEED_DIR set, writes the
+// target's seed corpus there with `write_seeds` and exits (0 when it
+// wrote them); otherwise returns.
+inline void WriteSeedsIfAsked(bool (*write_seeds)(const std::string& dir)) {
+  const char* dir = std::getenv("MMAPZERO_FUZZ_SEED_DIR");
+  if (dir == nullptr) return;
+  std::exit(write_seeds(dir) ? 0 : 1);
+}
+
 // A crash in the fuzzer's own sense: an invariant that must hold for every
 // input broke (abort, so libFuzzer keeps the input).
 inline void Require(bool holds) {

@@ -57,9 +57,8 @@ bool WriteSeeds(const std::string& dir) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
-  const char* dir = std::getenv("MMAPZERO_FUZZ_SEED_DIR");
-  if (dir == nullptr) return 0;
-  std::exit(WriteSeeds(dir) ? 0 : 1);
+  fuzz::WriteSeedsIfAsked(&WriteSeeds);
+  return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

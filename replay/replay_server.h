@@ -28,6 +28,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/metrics/service_metrics.h"
+#include "common/rpc/grpc_server.h"
 #include "common/rpc/message_limit.h"
 #include "replay/replay_metrics.h"
 #include "replay/replay_service.h"
@@ -63,6 +64,11 @@ class ReplayServer {
   const std::string& advertised_address() const { return advertise_; }
   ReplayTables& tables() { return *tables_; }
   worker::WorkerSession* session() { return session_.get(); }
+  // A channel to this server inside the process (rpc::InProcessChannel);
+  // not after Shutdown.
+  std::shared_ptr<grpc::Channel> InProcessChannel() {
+    return rpc::InProcessChannel(*server_, options_.max_message_bytes);
+  }
 
   // Idempotent; see the file comment.
   void Shutdown(absl::Duration grace = absl::Seconds(5))

@@ -3,6 +3,7 @@
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/security/server_credentials.h>
+#include <grpcpp/support/channel_arguments.h>
 #include <grpcpp/server_builder.h>
 
 #include "absl/strings/str_cat.h"
@@ -33,6 +34,14 @@ absl::StatusOr<StartedServer> StartGrpcServer(
   }
   SetServing(*started.server, options.service_names, true);
   return started;
+}
+
+std::shared_ptr<grpc::Channel> InProcessChannel(grpc::Server& server,
+                                                int max_message_bytes) {
+  grpc::ChannelArguments arguments;
+  arguments.SetMaxReceiveMessageSize(max_message_bytes);
+  arguments.SetMaxSendMessageSize(max_message_bytes);
+  return server.InProcessChannel(arguments);
 }
 
 void SetServing(grpc::Server& server,

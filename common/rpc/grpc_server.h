@@ -10,6 +10,7 @@
 #define MMAPZERO_COMMON_RPC_GRPC_SERVER_H_
 
 #include <grpcpp/impl/codegen/service_type.h>
+#include <grpcpp/channel.h>
 #include <grpcpp/server.h>
 
 #include <memory>
@@ -35,6 +36,11 @@ struct StartedServer {
 
 // Unavailable naming the address when it cannot be bound.
 absl::StatusOr<StartedServer> StartGrpcServer(const GrpcServerOptions& options);
+
+// A channel to `server` inside the process, no socket in between, with
+// the same message limits (the handler fuzz targets call through it).
+std::shared_ptr<grpc::Channel> InProcessChannel(grpc::Server& server,
+                                                int max_message_bytes);
 
 // Sets the overall health status and each of `service_names`'.
 void SetServing(grpc::Server& server,
