@@ -4,7 +4,9 @@
 // the services' certificate beside mmapzero, localhost and 127.0.0.1.
 // `mmapctl certs --out DIR --client NAME`: one more client identity,
 // DIR/NAME.{pem,key}, signed by DIR's CA (jobs belong to the identity that
-// submitted them, so each user gets one).
+// submitted them, so each user gets one). --ca-key-dir KEYS puts the CA's
+// key in a folder of its own, or says where it is; by default DIR, or for
+// a local cluster's DIR/../ca.
 #include <iostream>
 #include <string>
 #include <vector>
@@ -20,11 +22,13 @@ namespace mmapzero::cli {
 
 absl::Status RunCerts(const Args& args) {
   constexpr char kUsage[] =
-      "certs --out DIR [--hosts NAME,ADDRESS,...] [--days 365] | certs --out "
-      "DIR --client NAME [--days 365]";
-  ASSIGN_OR_RETURN(
-      const CommandLine line,
-      CommandLine::Parse(args, {"out", "hosts", "days", "client"}, {}));
+      "certs --out DIR [--ca-key-dir KEYS] [--hosts NAME,ADDRESS,...] "
+      "[--days 365] | certs --out DIR --client NAME [--ca-key-dir KEYS] "
+      "[--days 365]";
+  ASSIGN_OR_RETURN(const CommandLine line,
+                   CommandLine::Parse(
+                       args, {"out", "hosts", "days", "client", "ca-key-dir"},
+                       {}));
   RETURN_IF_ERROR(line.ExpectPositional(0, kUsage));
   security::LocalCertificatesOptions options;
   ASSIGN_OR_RETURN(options.dir, line.GetRequired("out", kUsage));
@@ -34,10 +38,11 @@ absl::Status RunCerts(const Args& args) {
         absl::StrCat("--days: must be in [1, 3650], got ", days));
   }
   options.validity = absl::Hours(24 * days);
+  options.ca_key_dir = line.GetString("ca-key-dir", "");
   if (const std::string client = line.GetString("client", "");
       !client.empty()) {
     if (absl::Status written = security::WriteClientCertificate(
-            options.dir, client, options.validity);
+            options.dir, client, options.validity, options.ca_key_dir);
         !written.ok()) {
       return FlagError(written.code() == absl::StatusCode::kInvalidArgument
                            ? "client"
@@ -62,10 +67,15 @@ absl::Status RunCerts(const Args& args) {
         written.code() == absl::StatusCode::kInvalidArgument ? "hosts" : "out",
         written);
   }
+  const std::string ca_key =
+      (options.ca_key_dir.empty() ? options.dir : options.ca_key_dir) +
+      "/ca.key";
   std::cout << "wrote " << options.dir
-            << "/{ca,worker,client,admin}.{pem,key}: services take --tls-ca "
+            << "/{ca,worker,client,admin}.{pem,key} and " << ca_key
+            << ": services take --tls-ca "
                "ca.pem --tls-cert worker.pem --tls-key worker.key, mmapctl "
-               "the client's (or admin's); keep ca.key off the cluster\n";
+               "the client's (or admin's); keep "
+            << ca_key << " off the cluster\n";
   return absl::OkStatus();
 }
 

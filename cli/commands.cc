@@ -67,6 +67,14 @@ const std::vector<Command>& AllCommands() {
        "remove a done, failed or cancelled job and what the coordinator "
        "keeps of it",
        RunDelete},
+      {"extend", "extend JOB --budget D [--json]",
+       "give a job that has not ended D more wall time (24 h at most in "
+       "all)",
+       RunExtend},
+      {"resume", "resume JOB --budget D [--json]",
+       "run a done or cancelled job again for D, from its best and its "
+       "learner's last checkpoint",
+       RunResume},
       {"networks",
        "networks list | show NAME | export NAME --out FILE | import FILE "
        "--name NAME [--description TEXT] | import --from-job JOB --name NAME "

@@ -43,6 +43,8 @@ absl::Status RunWatch(const Args& args);
 absl::Status RunBest(const Args& args);
 absl::Status RunCancel(const Args& args);
 absl::Status RunDelete(const Args& args);
+absl::Status RunExtend(const Args& args);
+absl::Status RunResume(const Args& args);
 absl::Status RunNetworks(const Args& args);
 absl::Status RunLocal(const Args& args);
 absl::Status RunCerts(const Args& args);

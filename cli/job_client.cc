@@ -118,6 +118,24 @@ absl::StatusOr<absl::Duration> ParseDurationFlag(const std::string& flag,
   return duration;
 }
 
+absl::StatusOr<int64_t> WallSecondsFlag(const std::string& flag,
+                                        const std::string& text) {
+  ASSIGN_OR_RETURN(const absl::Duration wall, ParseDurationFlag(flag, text));
+  const int64_t seconds =
+      absl::ToInt64Seconds(absl::Ceil(wall, absl::Seconds(1)));
+  if (seconds > 24 * 60 * 60) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, ": at most 24h, got '", text, "'"));
+  }
+  return seconds;
+}
+
+absl::StatusOr<int64_t> BudgetSecondsFlag(const CommandLine& line,
+                                          const char* usage) {
+  ASSIGN_OR_RETURN(const std::string text, line.GetRequired("budget", usage));
+  return WallSecondsFlag("budget", text);
+}
+
 bool IsFinal(v1::JobState state) {
   return state == v1::JOB_STATE_DONE || state == v1::JOB_STATE_CANCELLED ||
          state == v1::JOB_STATE_FAILED;
@@ -279,6 +297,22 @@ absl::StatusOr<v1::DeleteJobResponse> JobClient::Delete(
   v1::DeleteJobRequest request;
   request.set_job_id(job_id);
   return Call(&v1::JobService::Stub::DeleteJob, request, job_id);
+}
+
+absl::StatusOr<v1::JobStatus> JobClient::Extend(const std::string& job_id,
+                                                int64_t wall_seconds) {
+  v1::ExtendJobRequest request;
+  request.set_job_id(job_id);
+  request.set_wall_seconds(wall_seconds);
+  return Call(&v1::JobService::Stub::ExtendJob, request, job_id);
+}
+
+absl::StatusOr<v1::ResumeJobResponse> JobClient::Resume(
+    const std::string& job_id, int64_t wall_seconds) {
+  v1::ResumeJobRequest request;
+  request.set_job_id(job_id);
+  request.set_wall_seconds(wall_seconds);
+  return Call(&v1::JobService::Stub::ResumeJob, request, job_id);
 }
 
 absl::StatusOr<v1::GetBestSolutionResponse> JobClient::Best(

@@ -53,6 +53,15 @@ absl::StatusOr<std::string> CoordinatorAddress(const CommandLine& line);
 absl::StatusOr<absl::Duration> ParseDurationFlag(const std::string& flag,
                                                  const std::string& text);
 
+// A wall-time budget flag's text (ParseDurationFlag) as whole seconds,
+// rounded up: 1 to 86400 (24 h).
+absl::StatusOr<int64_t> WallSecondsFlag(const std::string& flag,
+                                        const std::string& text);
+
+// --budget, which must be given, as WallSecondsFlag reads it.
+absl::StatusOr<int64_t> BudgetSecondsFlag(const CommandLine& line,
+                                          const char* usage);
+
 bool IsFinal(v1::JobState state);
 
 // What a just-submitted job's seed says: "heuristic seed normalised return
@@ -91,6 +100,10 @@ class JobClient {
   absl::StatusOr<v1::JobStatus> Cancel(const std::string& job_id,
                                        const std::string& reason);
   absl::StatusOr<v1::DeleteJobResponse> Delete(const std::string& job_id);
+  absl::StatusOr<v1::JobStatus> Extend(const std::string& job_id,
+                                       int64_t wall_seconds);
+  absl::StatusOr<v1::ResumeJobResponse> Resume(const std::string& job_id,
+                                               int64_t wall_seconds);
   absl::StatusOr<v1::GetBestSolutionResponse> Best(const std::string& job_id);
 
   // NetworkRegistry (proto/network.proto). Export and import move the

@@ -17,6 +17,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -64,6 +65,11 @@ struct Planned {
   LocalRole role = LocalRole::kCoordinator;
   std::string binary;
   int instance = 0;
+  // A gRPC service's --listen, and its metrics port (0: a free one). A
+  // service started again beside running ones gets the ports it had, so
+  // that they still reach it.
+  std::string listen = "127.0.0.1:0";
+  int metrics_port = 0;
 };
 
 // A service `up` started and owns until it is known ready.
@@ -202,7 +208,7 @@ std::vector<std::string> ServiceArgs(const LocalClusterOptions& options,
       "--tls-cert",     tls + "/worker.pem",
       "--tls-key",      tls + "/worker.key"};
   if (ServesGrpc(service.role)) {
-    args.insert(args.end(), {"--listen", "127.0.0.1:0", "--address-file",
+    args.insert(args.end(), {"--listen", service.listen, "--address-file",
                              PathOf(dir, service.name, ".addr"), "--data-dir",
                              PathOf(dir, service.name, "")});
   }
@@ -235,7 +241,10 @@ absl::StatusOr<Started> StartService(const LocalClusterOptions& options,
   const std::string log = PathOf(dir, service.name, ".log");
   const std::uintmax_t log_offset =
       fs::exists(log, error) ? fs::file_size(log, error) : 0;
-  ASSIGN_OR_RETURN(const int metrics_port, FreeLoopbackPort());
+  int metrics_port = service.metrics_port;
+  if (metrics_port == 0) {
+    ASSIGN_OR_RETURN(metrics_port, FreeLoopbackPort());
+  }
   RETURN_IF_ERROR(
       WriteFileAtomically(PathOf(dir, service.name, ".metrics"),
                           absl::StrCat("127.0.0.1:", metrics_port, "\n")));
@@ -435,21 +444,37 @@ absl::StatusOr<std::string> StartPrometheus(
   return address;
 }
 
-// AlreadyExists when a service of the data dir still runs; removes the pid
-// files of those that do not.
-absl::Status CheckNothingRuns(const std::string& dir) {
+// The addresses a service that is no longer running had.
+struct FormerPorts {
+  std::string address;  // its .addr: host:port; "" when it wrote none
+  int metrics_port = 0;  // from its .metrics; 0 when none
+};
+
+// The services whose pid file in `dir` names a live process of their
+// role. The files of the others are removed, what their .addr and
+// .metrics said kept in `former`.
+std::set<std::string> LiveServices(const std::string& dir,
+                                   std::map<std::string, FormerPorts>* former) {
+  std::set<std::string> live;
   for (const std::string& name : ServicesWithPidFiles(dir)) {
     const int pid = ReadPidFile(PathOf(dir, name, ".pid"));
     if (ProcessRuns(pid, ProgramOf(*RoleOfService(name)))) {
-      return absl::AlreadyExistsError(absl::StrCat(
-          "a local cluster already runs in ", dir, " (", name, ", pid ", pid,
-          "); `mmapctl local down --data-dir ", dir, "` first"));
+      live.insert(name);
+      continue;
+    }
+    FormerPorts& ports = (*former)[name];
+    ports.address = ReadAddressFile(PathOf(dir, name, ".addr")).value_or("");
+    const std::string metrics =
+        ReadAddressFile(PathOf(dir, name, ".metrics")).value_or("");
+    if (!absl::SimpleAtoi(metrics.substr(metrics.rfind(':') + 1),
+                          &ports.metrics_port)) {
+      ports.metrics_port = 0;
     }
     std::remove(PathOf(dir, name, ".pid").c_str());
     std::remove(PathOf(dir, name, ".addr").c_str());
     std::remove(PathOf(dir, name, ".metrics").c_str());
   }
-  return absl::OkStatus();
+  return live;
 }
 
 }  // namespace
@@ -481,17 +506,57 @@ absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out) {
   // The cluster's CA and certificates, made once per data dir; mmapctl
   // itself speaks as the client (health checks, then the job's calls),
   // also to a cluster that already runs there.
+  // The CA's key is kept apart, in <data dir>/ca, out of the folder every
+  // service is given.
   const std::string tls = LocalCertificateDir(options.data_dir);
+  const std::string ca_keys = security::LocalCaKeyDir(options.data_dir);
   if (!fs::exists(tls + "/ca.pem")) {
     security::LocalCertificatesOptions certificates;
     certificates.dir = tls;
+    certificates.ca_key_dir = ca_keys;
     RETURN_IF_ERROR(security::WriteLocalCertificates(certificates));
-    out << "made a CA and certificates in " << tls << "\n";
+    out << "made a CA and certificates in " << tls << " (the CA's key in "
+        << ca_keys << ")\n";
+  } else if (fs::exists(tls + "/ca.key")) {
+    RETURN_IF_ERROR(security::MoveCaKey(tls, ca_keys));
+    out << "moved the CA's key out of " << tls << " to " << ca_keys << "\n";
   }
   ASSIGN_OR_RETURN(security::TransportSecurity client,
                    security::SecurityFromCertificateDir(tls, "client"));
   security::SetProcessTransportSecurity(std::move(client));
-  RETURN_IF_ERROR(CheckNothingRuns(options.data_dir));
+  // A cluster of which some services run: start only the others (those
+  // that died), on the ports they had.
+  std::map<std::string, FormerPorts> former;
+  const std::set<std::string> live = LiveServices(options.data_dir, &former);
+  std::vector<Planned> to_start;
+  for (Planned service : plan) {
+    if (live.count(service.name) > 0) continue;
+    if (const auto ports = former.find(service.name);
+        !live.empty() && ports != former.end()) {
+      if (!ports->second.address.empty()) {
+        service.listen = ports->second.address;
+      }
+      service.metrics_port = ports->second.metrics_port;
+    }
+    to_start.push_back(std::move(service));
+  }
+  const bool prometheus_wanted = !options.prometheus_binary.empty() &&
+                                 live.count(PrometheusName()) == 0;
+  if (!live.empty() &&
+      (!options.restart_dead || (to_start.empty() && !prometheus_wanted))) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "a local cluster already runs in ", options.data_dir, " (",
+        absl::StrJoin(live, ", "), "); `mmapctl local down --data-dir ",
+        options.data_dir, "` first"));
+  }
+  if (!live.empty()) {
+    std::vector<std::string> names;
+    for (const Planned& service : to_start) names.push_back(service.name);
+    if (prometheus_wanted) names.push_back(PrometheusName());
+    out << "a local cluster runs in " << options.data_dir << " ("
+        << absl::StrJoin(live, ", ") << "); starting what is not running: "
+        << absl::StrJoin(names, ", ") << "\n";
+  }
   RETURN_IF_ERROR(WriteServiceConfigs(options.data_dir, plan));
 
   std::vector<std::string> started_names;
@@ -501,8 +566,14 @@ absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out) {
   };
   // The coordinator first: every other service needs its address.
   std::string coordinator;
+  if (live.count(RoleName(LocalRole::kCoordinator)) > 0) {
+    ASSIGN_OR_RETURN(coordinator,
+                     ReadAddressFile(PathOf(options.data_dir,
+                                            RoleName(LocalRole::kCoordinator),
+                                            ".addr")));
+  }
   std::vector<Started> waiting;
-  for (const Planned& service : plan) {
+  for (const Planned& service : to_start) {
     absl::StatusOr<Started> started =
         StartService(options, service, coordinator);
     if (!started.ok()) return roll_back(started.status());
@@ -514,7 +585,8 @@ absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out) {
     absl::StatusOr<std::string> address = AwaitHealthy(options, *started);
     if (!address.ok()) return roll_back(address.status());
     coordinator = *address;
-    out << "started coordinator (pid " << started->pid << ") at " << coordinator
+    out << (live.empty() ? "started" : "restarted") << " coordinator (pid "
+        << started->pid << ") at " << coordinator
         << "\n";
     if (absl::StatusOr<std::string> metrics =
             ReadAddressFile(PathOf(options.data_dir, service.name, ".metrics"));
@@ -525,12 +597,14 @@ absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out) {
   for (const Started& started : waiting) {
     absl::StatusOr<std::string> address = AwaitHealthy(options, started);
     if (!address.ok()) return roll_back(address.status());
-    out << "started " << started.service.name << " (pid " << started.pid << ")";
+    out << (live.empty() ? "started " : "restarted ") << started.service.name
+        << " (pid " << started.pid << ")";
     if (*address != "-") out << " at " << *address;
     out << "\n";
   }
-  if (!options.prometheus_binary.empty()) {
-    const std::vector<std::string> scraped = started_names;
+  if (prometheus_wanted) {
+    std::vector<std::string> scraped;
+    for (const Planned& service : plan) scraped.push_back(service.name);
     started_names.push_back(PrometheusName());
     absl::StatusOr<std::string> prometheus =
         StartPrometheus(options, scraped, out);
@@ -552,6 +626,23 @@ absl::Status LocalDown(const LocalClusterOptions& options, std::ostream& out) {
   return absl::OkStatus();
 }
 
+int64_t DiskBytes(const std::string& path) {
+  std::error_code error;
+  if (fs::is_regular_file(path, error)) {
+    const std::uintmax_t size = fs::file_size(path, error);
+    return error ? 0 : static_cast<int64_t>(size);
+  }
+  int64_t bytes = 0;
+  for (fs::recursive_directory_iterator it(path, error), end;
+       !error && it != end; it.increment(error)) {
+    std::error_code file_error;
+    if (!it->is_regular_file(file_error) || file_error) continue;
+    const std::uintmax_t size = it->file_size(file_error);
+    if (!file_error) bytes += static_cast<int64_t>(size);
+  }
+  return bytes;
+}
+
 std::vector<LocalService> LocalStatus(const std::string& data_dir,
                                       absl::Duration health_deadline) {
   std::vector<LocalService> services;
@@ -569,6 +660,8 @@ std::vector<LocalService> LocalStatus(const std::string& data_dir,
     if (metrics.ok()) service.metrics_address = *metrics;
     service.serves_grpc = ServesGrpc(role);
     service.health = "-";
+    service.disk_bytes = DiskBytes(PathOf(data_dir, name, "")) +
+                         DiskBytes(PathOf(data_dir, name, ".log"));
     services.push_back(std::move(service));
   }
   // Every service at once: on a loaded machine one TLS handshake may take

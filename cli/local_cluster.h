@@ -29,7 +29,8 @@
 // with SERVING; an actor or reanalyser (no server of its own) logs
 // `event=registered`, i.e. it registered with the coordinator. If one
 // exits or is not ready within the timeout, `up` stops what it started and
-// fails with the last lines of that service's log. `down` stops workers
+// fails with the last lines of that service's log. `up` on a cluster of
+// which some services died starts those again (LocalUp). `down` stops workers
 // first (SIGTERM, SIGKILL after the stop timeout), then the coordinator.
 // This file is the cluster's plan and its start and stop order; the roles
 // are local_role.h's, and starting, renicing, recognising and stopping a
@@ -67,6 +68,10 @@ struct LocalClusterOptions {
   // every service's metrics port every 5 s with deploy/prometheus's alert
   // rules, its web UI on a free loopback port; "" for none.
   std::string prometheus_binary;
+  // When part of the cluster runs: start the planned services that do not
+  // (`mmapctl local up`); false: AlreadyExists, leaving it as it is (a
+  // `solve` that uses a running cluster).
+  bool restart_dead = false;
   absl::Duration start_timeout = absl::Seconds(60);  // per service
   absl::Duration stop_timeout = absl::Seconds(10);   // before SIGKILL
 };
@@ -82,7 +87,14 @@ struct LocalService {
   std::string metrics_address;
   bool serves_grpc = false;  // coordinator, replay, learner
   std::string health;  // CheckHealth's text; "-" when not alive or no gRPC
+  // Bytes of its folder (<data dir>/<name>/: database, checkpoints,
+  // tables) and its log.
+  int64_t disk_bytes = 0;
 };
+
+// Bytes of the regular files under `path` (a file or a folder); 0 when it
+// does not exist.
+int64_t DiskBytes(const std::string& path);
 
 // <data dir>/tls: the cluster's CA and certificates
 // (common/security/local_certificates.h), which `up` makes when missing. Every
@@ -94,10 +106,14 @@ std::string LocalCertificateDir(const std::string& data_dir);
 absl::StatusOr<std::string> ExecutableDir();
 
 // Progress lines ("started coordinator (pid 123) at 127.0.0.1:41234") go to
-// `out`. AlreadyExists when a cluster already runs in the data dir;
-// FailedPrecondition naming the binaries that are missing. Afterwards (and
-// after AlreadyExists) this process's transport security is the client
-// certificate of the data dir's cluster.
+// `out`. When part of a cluster runs in the data dir (services died or
+// were killed) and options.restart_dead, starts only the services it plans
+// that do not run, each on the gRPC and metrics ports it had, so that the
+// running ones still reach it ("restarted replay (pid 456) at ...");
+// AlreadyExists when every one runs, or any does without restart_dead.
+// FailedPrecondition naming the binaries that are missing.
+// Afterwards (and after AlreadyExists) this process's transport security
+// is the client certificate of the data dir's cluster.
 absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out);
 
 // Stops every service with a pid file in the data dir; OK when none runs.

@@ -60,6 +60,7 @@ std::string ProgramOnPath(const std::string& name) {
 absl::StatusOr<LocalClusterOptions> OptionsFrom(const CommandLine& line) {
   LocalClusterOptions options;
   options.data_dir = DataDir(line);
+  options.restart_dead = true;  // `local up` starts what died
   ASSIGN_OR_RETURN(options.actors, GetCount(line, "actors", 1));
   ASSIGN_OR_RETURN(options.reanalysers, GetCount(line, "reanalyse", 1));
   ASSIGN_OR_RETURN(options.learner_jobs, GetCount(line, "learner-jobs", 1));
@@ -107,6 +108,11 @@ absl::StatusOr<LocalClusterOptions> OptionsFrom(const CommandLine& line) {
   return options;
 }
 
+// "12.3 MB" (decimal megabytes, as du -h --si writes them).
+std::string Megabytes(int64_t bytes) {
+  return absl::StrFormat("%.1f MB", static_cast<double>(bytes) / 1e6);
+}
+
 absl::Status PrintStatus(const std::string& data_dir, bool json) {
   // Generous: a healthy service answers in milliseconds, but a loaded
   // machine (sanitized services, a job training) can take a second.
@@ -125,25 +131,31 @@ absl::Status PrintStatus(const std::string& data_dir, bool json) {
                        {"alive", service.alive},
                        {"address", service.address},
                        {"metrics", service.metrics_address},
-                       {"health", service.health}});
+                       {"health", service.health},
+                       {"disk_bytes", service.disk_bytes}});
     }
-    std::cout
-        << nlohmann::json{{"data_dir", data_dir}, {"services", array}}.dump(2)
-        << "\n";
+    std::cout << nlohmann::json{{"data_dir", data_dir},
+                                {"disk_bytes", DiskBytes(data_dir)},
+                                {"services", array}}
+                     .dump(2)
+              << "\n";
   } else if (services.empty()) {
     std::cout << "no local cluster in " << data_dir << "\n";
   } else {
-    constexpr char kRow[] = "%-13s %8s %-6s %-22s %-22s %s\n";
+    constexpr char kRow[] = "%-13s %8s %-6s %-22s %-22s %-11s %s\n";
     std::cout << absl::StrFormat(kRow, "SERVICE", "PID", "ALIVE", "ADDRESS",
-                                 "METRICS", "HEALTH");
+                                 "METRICS", "HEALTH", "DISK");
     for (const LocalService& service : services) {
       std::cout << absl::StrFormat(
           kRow, service.name, absl::StrCat(service.pid),
           service.alive ? "yes" : "no",
           service.address.empty() ? "-" : service.address,
           service.metrics_address.empty() ? "-" : service.metrics_address,
-          service.health);
+          service.health, Megabytes(service.disk_bytes));
     }
+    std::cout << "disk: " << Megabytes(DiskBytes(data_dir)) << " in "
+              << data_dir << " (every service's folder and log, the "
+              << "certificates and configs)\n";
   }
   if (down > 0) {
     return absl::UnavailableError(

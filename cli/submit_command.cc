@@ -33,7 +33,6 @@ constexpr char kUsage[] =
     "submit WORKLOAD [--config cpu|paper|FILE] [--budget 24h] [--steps N] "
     "[--name NAME] [--start SOLUTION] [--network NAME|JOB|FILE|none] "
     "[--coordinator HOST:PORT] [--json]";
-constexpr int64_t kMaxWallSeconds = 86400;
 
 absl::Status SetTraining(const CommandLine& line,
                          v1::SubmitJobRequest* request) {
@@ -62,14 +61,8 @@ absl::Status SetTraining(const CommandLine& line,
 
 absl::Status SetBudget(const CommandLine& line, v1::Budget* budget) {
   if (line.Has("budget")) {
-    ASSIGN_OR_RETURN(const absl::Duration wall,
-                     ParseDurationFlag("budget", line.GetString("budget", "")));
-    const int64_t seconds =
-        absl::ToInt64Seconds(absl::Ceil(wall, absl::Seconds(1)));
-    if (seconds > kMaxWallSeconds) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--budget: at most 24h, got '", line.GetString("budget", ""), "'"));
-    }
+    ASSIGN_OR_RETURN(const int64_t seconds,
+                     WallSecondsFlag("budget", line.GetString("budget", "")));
     budget->set_wall_seconds(seconds);
   }
   ASSIGN_OR_RETURN(const int64_t steps, line.GetInt("steps", 0));

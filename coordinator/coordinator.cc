@@ -652,6 +652,118 @@ absl::StatusOr<v1::GetBestSolutionResponse> Coordinator::GetBestSolution(
   return response;
 }
 
+namespace {
+
+absl::Status CheckAddedWallSeconds(int64_t seconds) {
+  if (seconds >= 1 && seconds <= kMaxWallSeconds) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("wall_seconds: must be in [1, ", kMaxWallSeconds, "], got ",
+                   seconds));
+}
+
+bool HasEnded(v1::JobState state) {
+  return state == v1::JOB_STATE_DONE || state == v1::JOB_STATE_CANCELLED ||
+         state == v1::JOB_STATE_FAILED;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::JobStatus> Coordinator::ExtendJob(
+    const v1::ExtendJobRequest& request, const Caller& caller) {
+  ASSIGN_OR_RETURN(const int64_t id, ParseJobId("job_id", request.job_id()));
+  RETURN_IF_ERROR(CheckAddedWallSeconds(request.wall_seconds()));
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  ASSIGN_OR_RETURN(JobRecord job, JobLocked(id));
+  RETURN_IF_ERROR(CheckOwner(job, caller, "ExtendJob"));
+  if (HasEnded(job.state)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "job_id: job '", request.job_id(), "' is ",
+        rpc::JobStateName(job.state),
+        "; extend gives a job that has not ended more time (resume runs a "
+        "done or cancelled one again)"));
+  }
+  const int64_t budget = job.budget.wall_seconds();
+  if (budget + request.wall_seconds() > kMaxWallSeconds) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "wall_seconds: job '", request.job_id(), "' has a budget of ", budget,
+        " s; ", request.wall_seconds(), " s more would pass the ",
+        kMaxWallSeconds, "-s (24-h) maximum; at most ",
+        kMaxWallSeconds - budget, " s more"));
+  }
+  job.budget.set_wall_seconds(budget + request.wall_seconds());
+  RETURN_IF_ERROR(store_->UpdateJob(job));
+  NoteChangeLocked(job.id);
+  const std::string seconds = absl::StrCat(job.budget.wall_seconds());
+  service::LogLine("info", "job_extended",
+                   {{"job", FormatJobId(job.id)},
+                    {"by", caller.identity},
+                    {"wall_seconds", seconds}});
+  Audit("job_extended", caller,
+        {{"job", FormatJobId(job.id)}, {"wall_seconds", seconds}});
+  return StatusLocked(job);
+}
+
+absl::StatusOr<v1::ResumeJobResponse> Coordinator::ResumeJob(
+    const v1::ResumeJobRequest& request, const Caller& caller) {
+  ASSIGN_OR_RETURN(const int64_t id, ParseJobId("job_id", request.job_id()));
+  RETURN_IF_ERROR(CheckAddedWallSeconds(request.wall_seconds()));
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  ASSIGN_OR_RETURN(JobRecord job, JobLocked(id));
+  RETURN_IF_ERROR(CheckOwner(job, caller, "ResumeJob"));
+  if (job.state != v1::JOB_STATE_DONE &&
+      job.state != v1::JOB_STATE_CANCELLED) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "job_id: job '", request.job_id(), "' is ",
+        rpc::JobStateName(job.state),
+        job.state == v1::JOB_STATE_FAILED
+            ? "; a failed job is not resumed (submit it again)"
+            : "; resume runs a done or cancelled job again (extend gives "
+              "this one more time)"));
+  }
+  RETURN_IF_ERROR(CheckIdentityLimitsLocked(caller, 0));
+  // A job cancelled before its seed solve ran is seeded first.
+  const bool seeded = store_->GetBestReturn(id).ok();
+  if (!seeded) RETURN_IF_ERROR(seeds_->CheckRoom());
+  job.state = seeded ? v1::JOB_STATE_QUEUED : v1::JOB_STATE_SEEDING;
+  job.budget.set_wall_seconds(request.wall_seconds());
+  job.budget.set_learner_steps(0);
+  job.started_ms = 0;
+  job.finished_ms = 0;
+  job.error.clear();
+  RETURN_IF_ERROR(store_->UpdateJob(job));
+  NoteChangeLocked(job.id);
+  if (!seeded) {
+    if (const absl::Status queued = seeds_->Add(job.id); !queued.ok()) {
+      service::LogLine("warning", "seed_not_queued",
+                       {{"job", FormatJobId(job.id)},
+                        {"error", std::string(queued.message())}});
+    }
+  }
+  service::LogLine("info", "job_resumed",
+                   {{"job", FormatJobId(job.id)},
+                    {"by", caller.identity},
+                    {"wall_seconds", absl::StrCat(request.wall_seconds())}});
+  Audit("job_resumed", caller,
+        {{"job", FormatJobId(job.id)},
+         {"wall_seconds", absl::StrCat(request.wall_seconds())}});
+  v1::ResumeJobResponse response;
+  ASSIGN_OR_RETURN(*response.mutable_job(), StatusLocked(job));
+  const int64_t step = job.learner_report.learner_step();
+  response.set_note(
+      step > 0
+          ? absl::StrCat(
+                "its learner resumes from the job's last checkpoint (its "
+                "learner reported step ",
+                step,
+                ") while the learner's volume still holds it, else from the "
+                "best alone; actors start from the best")
+          : "it had trained no step: its learner starts afresh, actors from "
+            "the best");
+  return response;
+}
+
 absl::StatusOr<v1::DeleteJobResponse> Coordinator::DeleteJob(
     const v1::DeleteJobRequest& request, const Caller& caller) {
   ASSIGN_OR_RETURN(const int64_t id, ParseJobId("job_id", request.job_id()));
@@ -659,13 +771,26 @@ absl::StatusOr<v1::DeleteJobResponse> Coordinator::DeleteJob(
   RETURN_IF_ERROR(CheckOpenLocked());
   ASSIGN_OR_RETURN(const JobRecord job, JobLocked(id));
   RETURN_IF_ERROR(CheckOwner(job, caller, "DeleteJob"));
-  if (job.state != v1::JOB_STATE_DONE && job.state != v1::JOB_STATE_FAILED &&
-      job.state != v1::JOB_STATE_CANCELLED) {
+  if (!HasEnded(job.state)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "job_id: ", FormatJobId(id), " is ", v1::JobState_Name(job.state),
         "; only a done, failed or cancelled job can be deleted (cancel it "
         "first)"));
   }
+  ASSIGN_OR_RETURN(const v1::DeleteJobResponse response,
+                   RemoveEndedJobLocked(id));
+  service::LogLine("info", "job_deleted",
+                   {{"job", FormatJobId(id)},
+                    {"by", caller.identity},
+                    {"freed_bytes", absl::StrCat(response.freed_bytes())}});
+  Audit("job_deleted", caller,
+        {{"job", FormatJobId(id)},
+         {"freed_bytes", absl::StrCat(response.freed_bytes())}});
+  return response;
+}
+
+absl::StatusOr<v1::DeleteJobResponse> Coordinator::RemoveEndedJobLocked(
+    int64_t id) {
   ASSIGN_OR_RETURN(const JobStore::DeletedJob deleted, store_->DeleteJob(id));
   workloads_.erase(id);
   serialized_workloads_.erase(id);
@@ -680,14 +805,50 @@ absl::StatusOr<v1::DeleteJobResponse> Coordinator::DeleteJob(
       "workload %d bytes, best solution %d bytes, %d networks %d bytes",
       deleted.workload_bytes, deleted.best_bytes, deleted.networks,
       deleted.network_bytes));
-  service::LogLine("info", "job_deleted",
-                   {{"job", FormatJobId(id)},
-                    {"by", caller.identity},
-                    {"freed_bytes", absl::StrCat(response.freed_bytes())}});
-  Audit("job_deleted", caller,
-        {{"job", FormatJobId(id)},
-         {"freed_bytes", absl::StrCat(response.freed_bytes())}});
   return response;
+}
+
+absl::Status Coordinator::ApplyRetentionLocked() {
+  const int64_t retention_ms =
+      absl::ToInt64Milliseconds(options_.finished_job_retention);
+  const int32_t max_finished = options_.max_finished_jobs;
+  if (retention_ms <= 0 && max_finished <= 0) return absl::OkStatus();
+  ASSIGN_OR_RETURN(const std::vector<JobStore::EndedJob> ended,
+                   store_->ListEndedJobs());
+  const int64_t now = NowMs();
+  int kept = 0;
+  for (const JobStore::EndedJob& job : ended) {  // newest first
+    const bool too_old =
+        retention_ms > 0 && now - job.finished_ms >= retention_ms;
+    const bool too_many = max_finished > 0 && kept >= max_finished;
+    if (!too_old && !too_many) {
+      ++kept;
+      continue;
+    }
+    ASSIGN_OR_RETURN(const v1::DeleteJobResponse removed,
+                     RemoveEndedJobLocked(job.id));
+    const std::string why =
+        too_old ? absl::StrCat("ended over ", retention_ms / 1000, " s ago")
+                : absl::StrCat("beyond the newest ", max_finished,
+                               " ended jobs");
+    service::LogLine("info", "job_expired",
+                     {{"job", removed.job_id()},
+                      {"why", why},
+                      {"freed_bytes", absl::StrCat(removed.freed_bytes())}});
+    Caller retention;
+    retention.identity = "retention";
+    Audit("job_expired", retention,
+          {{"job", removed.job_id()},
+           {"why", why},
+           {"freed_bytes", absl::StrCat(removed.freed_bytes())}});
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> Coordinator::DatabaseBytes() {
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  return store_->FileBytes();
 }
 
 absl::StatusOr<JobSnapshot> Coordinator::AwaitJobChange(
@@ -726,7 +887,7 @@ absl::Status Coordinator::Tick() {
   std::erase_if(worker_views_, [forget_before](const auto& entry) {
     return entry.second.last_heartbeat_unix_ms < forget_before;
   });
-  return store_->InTransaction(
+  RETURN_IF_ERROR(store_->InTransaction(
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
         RETURN_IF_ERROR(DropExpiredLeasesLocked());
         ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, store_->ListJobs());
@@ -737,7 +898,8 @@ absl::Status Coordinator::Tick() {
           RETURN_IF_ERROR(FinishLocked(job, v1::JOB_STATE_DONE, ""));
         }
         return absl::OkStatus();
-      });
+      }));
+  return ApplyRetentionLocked();
 }
 
 absl::StatusOr<std::vector<v1::JobStatus>> Coordinator::AllJobs() {

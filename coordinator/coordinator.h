@@ -71,6 +71,12 @@ struct CoordinatorOptions {
   // 0: no limit.
   int32_t max_active_jobs_per_identity = 0;
   int64_t max_stored_bytes_per_identity = 0;
+  // Retention: at each tick, an ended job is deleted (as DeleteJob does)
+  // once it ended `finished_job_retention` ago, and beyond the newest
+  // `max_finished_jobs` ended ones; logged and audited as job_expired.
+  // Zero: kept for ever.
+  absl::Duration finished_job_retention = absl::ZeroDuration();
+  int32_t max_finished_jobs = 0;
   // Lease expiry, budgets and timestamps read this clock. Test seam: a
   // fake clock makes leases expire without waiting. Default absl::Now.
   std::function<absl::Time()> clock;
@@ -88,7 +94,9 @@ struct CoordinatorOptions {
            max_active_jobs_per_identity ==
                other.max_active_jobs_per_identity &&
            max_stored_bytes_per_identity ==
-               other.max_stored_bytes_per_identity;
+               other.max_stored_bytes_per_identity &&
+           finished_job_retention == other.finished_job_retention &&
+           max_finished_jobs == other.max_finished_jobs;
   }
 };
 
@@ -166,6 +174,22 @@ class Coordinator {
   absl::StatusOr<v1::DeleteJobResponse> DeleteJob(
       const v1::DeleteJobRequest& request, const Caller& caller = {})
       ABSL_LOCKS_EXCLUDED(mu_);
+  // More wall time for a job of the caller's that has not ended, its
+  // budget at most 24 h from its start; FailedPrecondition once it ended,
+  // InvalidArgument past the 24 h.
+  absl::StatusOr<v1::JobStatus> ExtendJob(const v1::ExtendJobRequest& request,
+                                          const Caller& caller = {})
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // A done or cancelled job of the caller's queued again (seeded first if
+  // it was cancelled before its seed) with a budget of request's wall
+  // seconds from when it runs again and no step limit; its best, counters
+  // and history kept. Its learner resumes from the job's checkpoint (named
+  // by the job's uid) where its volume still holds it. Within the
+  // caller's per-identity limits; FailedPrecondition for a job that has
+  // not ended or that failed.
+  absl::StatusOr<v1::ResumeJobResponse> ResumeJob(
+      const v1::ResumeJobRequest& request, const Caller& caller = {})
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // WorkerService.
   absl::StatusOr<v1::RegisterResponse> Register(
@@ -229,9 +253,14 @@ class Coordinator {
   // Waits `timeout` (real time) or until Close(); true when closed.
   bool AwaitClosed(absl::Duration timeout) ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Ends running jobs whose wall budget is spent and drops expired leases
-  // (and the LiveWorkers() entries of workers long silent).
+  // Ends running jobs whose wall budget is spent, drops expired leases
+  // (and the LiveWorkers() entries of workers long silent) and deletes the
+  // ended jobs past the retention (CoordinatorOptions).
   absl::Status Tick() ABSL_LOCKS_EXCLUDED(mu_);
+
+  // The bytes the coordinator's database takes on disk (the file and its
+  // write-ahead log).
+  absl::StatusOr<int64_t> DatabaseBytes() ABSL_LOCKS_EXCLUDED(mu_);
 
   // Waits until no seed solve is queued or running (tests); false after
   // `timeout`.
@@ -289,6 +318,12 @@ class Coordinator {
   // logged as `refused` with `method`, the caller and the job.
   static absl::Status CheckOwner(const JobRecord& job, const Caller& caller,
                                  absl::string_view method);
+  // Deletes ended job `id` and all the coordinator keeps of it, in the
+  // database and in memory; what that freed.
+  absl::StatusOr<v1::DeleteJobResponse> RemoveEndedJobLocked(int64_t id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The retention of CoordinatorOptions, applied now.
+  absl::Status ApplyRetentionLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // OK while `caller` may store one more job of `workload_bytes`
   // (CoordinatorOptions' per-identity limits); ResourceExhausted naming
   // the limit, the caller's figures and what frees room, logged.

@@ -32,6 +32,8 @@ CoordinatorConfig WithDefaults(CoordinatorConfig given) {
   config.set_lease_rotation_ms(60000);
   config.set_max_active_jobs_per_identity(0);
   config.set_max_stored_bytes_per_identity(0);
+  config.set_finished_job_retention_ms(0);
+  config.set_max_finished_jobs(0);
   config.MergeFrom(given);
   return config;
 }
@@ -65,6 +67,11 @@ absl::StatusOr<CoordinatorServiceSettings> CoordinatorSettingsFromConfig(
   RETURN_IF_ERROR(InRange("--max-stored-bytes-per-identity",
                           config.max_stored_bytes_per_identity(), 0,
                           int64_t{1} << 50, " (0: no limit)"));
+  RETURN_IF_ERROR(InRange("--finished-job-retention-ms",
+                          config.finished_job_retention_ms(), 0, 3650 * kDay,
+                          " (0: kept for ever)"));
+  RETURN_IF_ERROR(InRange("--max-finished-jobs", config.max_finished_jobs(), 0,
+                          1 << 24, " (0: no limit)"));
   CoordinatorServiceSettings settings;
   settings.address_file = config.address_file();
   CoordinatorServerOptions& options = settings.server;
@@ -85,6 +92,9 @@ absl::StatusOr<CoordinatorServiceSettings> CoordinatorSettingsFromConfig(
   c.max_seed_solves = config.max_seed_solves();
   c.max_active_jobs_per_identity = config.max_active_jobs_per_identity();
   c.max_stored_bytes_per_identity = config.max_stored_bytes_per_identity();
+  c.finished_job_retention =
+      absl::Milliseconds(config.finished_job_retention_ms());
+  c.max_finished_jobs = config.max_finished_jobs();
   return settings;
 }
 

@@ -26,7 +26,7 @@ struct CoordinatorServiceSettings {
 // 127.0.0.1:7070 (loopback; 0.0.0.0:7070 to serve other hosts), no
 // metrics (port 0), heartbeat 2 s, lease TTL 10 s, no limit on running
 // jobs, heuristic 10 s, tick 1 s, 2 seed solves at once, lease rotation
-// 60 s, no per-identity limits.
+// 60 s, no per-identity limits, ended jobs kept for ever.
 CoordinatorConfig WithDefaults(CoordinatorConfig given);
 
 // The settings of an effective config (WithDefaults); InvalidArgument

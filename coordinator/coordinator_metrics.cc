@@ -13,7 +13,8 @@ namespace {
 using metrics::AddSample;
 using metrics::ScrapedFamily;
 
-// Job metrics, computed from the coordinator at each scrape.
+// Job metrics and the database's size, computed from the coordinator at
+// each scrape.
 class JobCollector final : public prometheus::Collectable {
  public:
   explicit JobCollector(Coordinator* coordinator) : coordinator_(coordinator) {}
@@ -79,8 +80,15 @@ class JobCollector final : public prometheus::Collectable {
       AddSample(&workers, {{"job", job.job_id()}, {"role", "reanalyse"}},
                 job.reanalysers());
     }
-    return {states,  best, heuristic, best_latency, heuristic_latency,
-            speedup, step, games,     workers};
+    auto database = ScrapedFamily(
+        "mmapzero_coordinator_database_bytes",
+        "Bytes the coordinator's database takes on disk", MetricType::Gauge);
+    if (const absl::StatusOr<int64_t> bytes = coordinator_->DatabaseBytes();
+        bytes.ok()) {
+      AddSample(&database, {}, static_cast<double>(*bytes));
+    }
+    return {states,  best,  heuristic, best_latency, heuristic_latency,
+            speedup, step,  games,     workers,      database};
   }
 
  private:

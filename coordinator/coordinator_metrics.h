@@ -1,8 +1,9 @@
 // Prometheus metrics of the coordinator on their own HTTP port (/metrics):
 // jobs per state, and per job its best normalised return, learner step,
-// games and live workers, read from the Coordinator at each scrape (so they
-// are never stale and cost nothing between scrapes); plus a count of RPCs
-// by method and status code (common/metrics/service_metrics.h).
+// games and live workers, and the bytes its database takes on disk, read
+// from the Coordinator at each scrape (so they are never stale and cost
+// nothing between scrapes); plus a count of RPCs by method and status code
+// (common/metrics/service_metrics.h).
 #ifndef MMAPZERO_COORDINATOR_COORDINATOR_METRICS_H_
 #define MMAPZERO_COORDINATOR_COORDINATOR_METRICS_H_
 

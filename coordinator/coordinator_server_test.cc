@@ -19,6 +19,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
+#include "common/base/read_file.h"
 #include "common/features/config_presets.h"
 #include "common/metrics/loopback_http.h"
 #include "common/rpc/parameter_client.h"
@@ -77,6 +78,8 @@ class CoordinatorServerTest : public ::testing::Test {
     options.coordinator.seed_solver = seed_solver;
     options.coordinator.heuristic_budget = seed_budget_;
     options.coordinator.max_seed_solves = max_seed_solves_;
+    options.coordinator.max_finished_jobs = max_finished_jobs_;
+    options.coordinator.finished_job_retention = retention_;
     options.coordinator.heartbeat_interval = absl::Seconds(1);
     options.coordinator.lease_ttl = absl::Seconds(5);
     options.coordinator.clock = [this] { return clock_.Now(); };
@@ -214,6 +217,8 @@ class CoordinatorServerTest : public ::testing::Test {
   FakeClock clock_;
   absl::Duration seed_budget_ = absl::Seconds(10);
   int max_seed_solves_ = 2;
+  int max_finished_jobs_ = 0;
+  absl::Duration retention_ = absl::ZeroDuration();
   Workload workload_;
   std::unique_ptr<CoordinatorServer> server_;
   std::shared_ptr<grpc::Channel> channel_;
@@ -996,6 +1001,141 @@ TEST_F(CoordinatorServerTest, WallBudgetEndsTheJobAtTheNextTick) {
   EXPECT_EQ(Job(id).state(), v1::JOB_STATE_DONE);
 }
 
+TEST_F(CoordinatorServerTest, ExtendGivesAJobMoreTimeWithinADay) {
+  const std::string id = Submit();  // 600 s
+  const std::string learner = Register(v1::WORKER_ROLE_LEARNER, "l:1");
+  ASSERT_EQ(Heartbeat(learner).assignments_size(), 1);  // running
+  v1::ExtendJobRequest extend;
+  extend.set_job_id(id);
+  extend.set_wall_seconds(300);
+  v1::JobStatus job;
+  const grpc::Status extended =
+      jobs_->ExtendJob(Deadlined().get(), extend, &job);
+  ASSERT_TRUE(extended.ok()) << extended.error_message();
+  EXPECT_EQ(job.budget().wall_seconds(), 900);
+  RestartServer();  // the budget is stored
+  EXPECT_EQ(Job(id).budget().wall_seconds(), 900);
+  clock_.Advance(absl::Seconds(600));
+  ASSERT_TRUE(server_->coordinator().Tick().ok());
+  EXPECT_EQ(Job(id).state(), v1::JOB_STATE_RUNNING);
+  clock_.Advance(absl::Seconds(300));
+  ASSERT_TRUE(server_->coordinator().Tick().ok());
+  EXPECT_EQ(Job(id).state(), v1::JOB_STATE_DONE);
+
+  // An ended job is resumed, not extended; no job runs past 24 h; the
+  // time added is whole seconds > 0.
+  const grpc::Status done = jobs_->ExtendJob(Deadlined().get(), extend, &job);
+  EXPECT_EQ(done.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(done.error_message(), HasSubstr("resume"));
+  extend.set_job_id(Submit());
+  extend.set_wall_seconds(86400);
+  const grpc::Status over = jobs_->ExtendJob(Deadlined().get(), extend, &job);
+  EXPECT_EQ(over.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(over.error_message(), HasSubstr("at most 85800 s more"));
+  extend.set_wall_seconds(0);
+  EXPECT_EQ(jobs_->ExtendJob(Deadlined().get(), extend, &job).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(CoordinatorServerTest, ResumeRunsAnEndedJobAgainFromItsBest) {
+  const std::string id = Submit();
+  const Solution best = Best(id);
+  const std::string learner = Register(v1::WORKER_ROLE_LEARNER, "l:1");
+  ASSERT_EQ(Heartbeat(learner).assignments_size(), 1);
+  v1::JobCounters counters;
+  counters.set_job_id(id);
+  counters.set_learner_step(50);
+  counters.set_games(7);
+  Heartbeat(learner, {counters});
+  v1::ResumeJobRequest resume;
+  resume.set_job_id(id);
+  resume.set_wall_seconds(120);
+  v1::ResumeJobResponse resumed;
+  const grpc::Status running =
+      jobs_->ResumeJob(Deadlined().get(), resume, &resumed);
+  EXPECT_EQ(running.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(running.error_message(), HasSubstr("extend"));
+
+  v1::CancelJobRequest cancel;
+  cancel.set_job_id(id);
+  v1::JobStatus job;
+  ASSERT_TRUE(jobs_->CancelJob(Deadlined().get(), cancel, &job).ok());
+  const grpc::Status status =
+      jobs_->ResumeJob(Deadlined().get(), resume, &resumed);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(resumed.job().state(), v1::JOB_STATE_QUEUED);
+  EXPECT_EQ(resumed.job().budget().wall_seconds(), 120);
+  EXPECT_EQ(resumed.job().budget().learner_steps(), 0);
+  EXPECT_EQ(resumed.job().games(), 7);  // counters kept
+  EXPECT_THAT(resumed.note(), HasSubstr("step 50"));
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(Best(id), best));
+
+  // A learner takes it again, with no step limit, and it runs its new
+  // budget from then.
+  const v1::HeartbeatResponse again = Heartbeat(learner);
+  ASSERT_EQ(again.assignments_size(), 1);
+  EXPECT_EQ(again.assignments(0).learner_steps_budget(), 0);
+  EXPECT_EQ(Job(id).state(), v1::JOB_STATE_RUNNING);
+  clock_.Advance(absl::Seconds(119));
+  ASSERT_TRUE(server_->coordinator().Tick().ok());
+  EXPECT_EQ(Job(id).state(), v1::JOB_STATE_RUNNING);
+  clock_.Advance(absl::Seconds(1));
+  ASSERT_TRUE(server_->coordinator().Tick().ok());
+  EXPECT_EQ(Job(id).state(), v1::JOB_STATE_DONE);
+  // Failed, a job may not be resumed; done, it may, again.
+  const std::string failing = Submit();
+  Heartbeat(learner);
+  v1::JobCounters fatal;
+  fatal.set_job_id(failing);
+  fatal.set_fatal_error("out of memory");
+  Heartbeat(learner, {fatal});
+  ASSERT_EQ(Job(failing).state(), v1::JOB_STATE_FAILED);
+  resume.set_job_id(failing);
+  const grpc::Status failed =
+      jobs_->ResumeJob(Deadlined().get(), resume, &resumed);
+  EXPECT_EQ(failed.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(failed.error_message(), HasSubstr("submit it again"));
+  resume.set_job_id(id);
+  EXPECT_TRUE(jobs_->ResumeJob(Deadlined().get(), resume, &resumed).ok());
+  EXPECT_EQ(Job(id).state(), v1::JOB_STATE_QUEUED);
+}
+
+TEST_F(CoordinatorServerTest, RetentionDeletesOldAndSurplusEndedJobs) {
+  max_finished_jobs_ = 1;
+  retention_ = absl::Hours(1);
+  RestartServer();
+  const std::string first = Submit();
+  const std::string second = Submit();
+  const std::string running = Submit();
+  v1::CancelJobRequest cancel;
+  v1::JobStatus job;
+  for (const std::string& id : {first, second}) {
+    cancel.set_job_id(id);
+    ASSERT_TRUE(jobs_->CancelJob(Deadlined().get(), cancel, &job).ok());
+    clock_.Advance(absl::Seconds(1));
+  }
+  // Beyond the newest one ended job: the first goes.
+  ASSERT_TRUE(server_->coordinator().Tick().ok());
+  EXPECT_EQ(GetJob(first, &job).error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(Job(second).state(), v1::JOB_STATE_CANCELLED);
+  // An hour after it ended, the second goes too; a job that has not ended
+  // is never touched.
+  clock_.Advance(absl::Minutes(59));
+  ASSERT_TRUE(server_->coordinator().Tick().ok());
+  EXPECT_EQ(Job(second).state(), v1::JOB_STATE_CANCELLED);
+  clock_.Advance(absl::Minutes(1));
+  ASSERT_TRUE(server_->coordinator().Tick().ok());
+  EXPECT_EQ(GetJob(second, &job).error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(Job(running).state(), v1::JOB_STATE_QUEUED);
+  EXPECT_EQ(ListedJobs(), 1);
+  const absl::StatusOr<std::string> audit =
+      ReadWholeFile(dir_.path() + "/audit.jsonl");
+  ASSERT_TRUE(audit.ok()) << audit.status();
+  EXPECT_THAT(*audit, HasSubstr("\"event\":\"job_expired\""));
+  EXPECT_THAT(*audit, HasSubstr("beyond the newest 1 ended jobs"));
+  EXPECT_THAT(*audit, HasSubstr("ended over 3600 s ago"));
+}
+
 TEST_F(CoordinatorServerTest, LearnerFatalErrorFailsTheJob) {
   const std::string id = Submit();
   const std::string learner = Register(v1::WORKER_ROLE_LEARNER, "l:1");
@@ -1150,6 +1290,10 @@ TEST_F(CoordinatorServerTest, MetricsShowJobStatesAndBestReturn) {
                                  id + "\",name=\"small\"}"));
   EXPECT_THAT(metrics, HasSubstr("mmapzero_coordinator_rpcs_total{code=\"OK\","
                                  "method=\"SubmitJob\"} 1"));
+  // The database's size: the job's workload at least.
+  const size_t at = metrics.find("\nmmapzero_coordinator_database_bytes ");
+  ASSERT_NE(at, std::string::npos) << metrics;
+  EXPECT_GT(std::stod(metrics.substr(at + 37)), workload_.ByteSizeLong());
 }
 
 // The dashboard on the metrics port, over real HTTP: the page, and the

@@ -41,6 +41,12 @@ class JobServiceImpl final : public v1::JobService::Service {
   grpc::Status DeleteJob(grpc::ServerContext* context,
                          const v1::DeleteJobRequest* request,
                          v1::DeleteJobResponse* response) override;
+  grpc::Status ExtendJob(grpc::ServerContext* context,
+                         const v1::ExtendJobRequest* request,
+                         v1::JobStatus* response) override;
+  grpc::Status ResumeJob(grpc::ServerContext* context,
+                         const v1::ResumeJobRequest* request,
+                         v1::ResumeJobResponse* response) override;
   grpc::Status GetBestSolution(grpc::ServerContext* context,
                                const v1::GetBestSolutionRequest* request,
                                v1::GetBestSolutionResponse* response) override;

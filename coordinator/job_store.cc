@@ -387,7 +387,8 @@ absl::Status JobStore::UpdateJob(const JobRecord& job) {
   RETURN_IF_ERROR(Write(
       "UPDATE jobs SET state = ?, started_ms = ?, finished_ms = ?, error = ?, "
       "learner_report = ?, heuristic_normalised_return = ?, "
-      "heuristic_latency_us = ? WHERE id = ?",
+      "heuristic_latency_us = ?, budget_wall_seconds = ?, "
+      "budget_learner_steps = ? WHERE id = ?",
       [&](Statement& update) {
         update.Bind(1, static_cast<int64_t>(job.state))
             .Bind(2, job.started_ms)
@@ -396,7 +397,9 @@ absl::Status JobStore::UpdateJob(const JobRecord& job) {
             .BindBlob(5, job.learner_report.SerializeAsString())
             .Bind(6, job.heuristic_normalised_return)
             .Bind(7, job.heuristic_latency_us)
-            .Bind(8, job.id);
+            .Bind(8, job.budget.wall_seconds())
+            .Bind(9, job.budget.learner_steps())
+            .Bind(10, job.id);
       }));
   if (db_->Changes() == 0) {
     return absl::NotFoundError(absl::StrCat(path(), ": no job ", job.id));
@@ -638,6 +641,35 @@ absl::StatusOr<JobStore::OwnerUsage> JobStore::UsageOf(
   usage.active_jobs = select.ColumnInt(0);
   usage.stored_bytes = select.ColumnInt(1);
   return usage;
+}
+
+absl::StatusOr<std::vector<JobStore::EndedJob>> JobStore::ListEndedJobs() {
+  ASSIGN_OR_RETURN(
+      Statement select,
+      db_->Prepare(absl::StrCat(
+          "SELECT id, finished_ms FROM jobs WHERE state IN (",
+          static_cast<int>(v1::JOB_STATE_DONE), ", ",
+          static_cast<int>(v1::JOB_STATE_CANCELLED), ", ",
+          static_cast<int>(v1::JOB_STATE_FAILED),
+          ") ORDER BY finished_ms DESC, id DESC")));
+  std::vector<EndedJob> ended;
+  while (true) {
+    ASSIGN_OR_RETURN(const bool row, select.Step());
+    if (!row) break;
+    ended.push_back({select.ColumnInt(0), select.ColumnInt(1)});
+  }
+  return ended;
+}
+
+int64_t JobStore::FileBytes() const {
+  int64_t bytes = 0;
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    std::error_code error;
+    const std::uintmax_t size =
+        std::filesystem::file_size(path() + suffix, error);
+    if (!error) bytes += static_cast<int64_t>(size);
+  }
+  return bytes;
 }
 
 absl::Status JobStore::AddJobSample(int64_t job_id, const JobSample& sample) {

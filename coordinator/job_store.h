@@ -210,6 +210,17 @@ class JobStore {
   };
   absl::StatusOr<OwnerUsage> UsageOf(const std::string& owner);
 
+  // The done, cancelled and failed jobs, newest ended first (retention).
+  struct EndedJob {
+    int64_t id = 0;
+    int64_t finished_ms = 0;
+  };
+  absl::StatusOr<std::vector<EndedJob>> ListEndedJobs();
+
+  // Bytes the database takes on disk: its file, write-ahead log and
+  // shared-memory index.
+  int64_t FileBytes() const;
+
   absl::StatusOr<std::vector<Lease>> ListLeases();
 
   // The dashboard's history (job_history.h): one more sample of a job, a

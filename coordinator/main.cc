@@ -40,6 +40,11 @@ ABSL_FLAG(std::optional<int>, max_active_jobs_per_identity, std::nullopt,
 ABSL_FLAG(std::optional<int64_t>, max_stored_bytes_per_identity, std::nullopt,
           "bytes one client identity's stored jobs may hold in the "
           "database; 0: no limit");
+ABSL_FLAG(std::optional<int64_t>, finished_job_retention_ms, std::nullopt,
+          "an ended job is deleted this long after it ended; 0: kept for "
+          "ever");
+ABSL_FLAG(std::optional<int>, max_finished_jobs, std::nullopt,
+          "ended jobs kept, the newest; older ones are deleted; 0: no limit");
 ABSL_FLAG(std::optional<int64_t>, lease_rotation_ms, std::nullopt,
           "with more running jobs than actor slots, an actor alone on a "
           "job moves to a job with none after this long; -1: never");

@@ -73,6 +73,12 @@ bool WriteSeeds(const std::string& dir) {
   cancel.set_job_id("job-000001");
   v1::DeleteJobRequest remove;
   remove.set_job_id("job-000001");
+  v1::ExtendJobRequest extend;
+  extend.set_job_id("job-000001");
+  extend.set_wall_seconds(60);
+  v1::ResumeJobRequest resume;
+  resume.set_job_id("job-000001");
+  resume.set_wall_seconds(60);
 
   v1::RegisterRequest actor;
   actor.set_role(v1::WORKER_ROLE_ACTOR);
@@ -148,6 +154,15 @@ bool WriteSeeds(const std::string& dir) {
                             {"JobService.CancelJob", {Bytes(cancel)}},
                             {"JobService.DeleteJob", {Bytes(remove)}}})) &&
          fuzz::WriteSeed(
+             dir, "lifecycle.seed",
+             driver.Encode({{"JobService.SubmitJob", {Bytes(submit)}},
+                            {"JobService.ExtendJob", {Bytes(extend)}},
+                            {"JobService.CancelJob", {Bytes(cancel)}},
+                            {"JobService.ResumeJob", {Bytes(resume)}},
+                            {"JobService.ExtendJob", {Bytes(extend)}},
+                            {"JobService.CancelJob", {Bytes(cancel)}},
+                            {"JobService.DeleteJob", {Bytes(remove)}}})) &&
+         fuzz::WriteSeed(
              dir, "actor.seed",
              driver.Encode({{"JobService.SubmitJob", {Bytes(submit)}},
                             {"WorkerService.Register", {Bytes(actor)}},
@@ -208,7 +223,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
   v1::ListJobsResponse listed;
-  fuzz::Require(
-      jobs->ListJobs(&context, v1::ListJobsRequest(), &listed).ok());
+  fuzz::Require(jobs->ListJobs(&context, v1::ListJobsRequest(), &listed).ok());
   return 0;
 }

@@ -50,8 +50,8 @@ class RpcFuzzDriver {
   // A server stream
   // is read to its end or for at most 16 messages (1 for methods that
   // stream until their job ends, such as WatchJob), then cancelled.
-  void Play(const std::shared_ptr<grpc::Channel>& channel,
-            const uint8_t* data, size_t size,
+  void Play(const std::shared_ptr<grpc::Channel>& channel, const uint8_t* data,
+            size_t size,
             absl::Duration deadline = absl::Milliseconds(100)) const;
 
   // The input that makes `calls`; aborts on a method it does not know.
@@ -68,8 +68,7 @@ class RpcFuzzDriver {
     int max_reads = 16;
   };
 
-  void Call(const std::shared_ptr<grpc::Channel>& channel,
-            const Method& method,
+  void Call(const std::shared_ptr<grpc::Channel>& channel, const Method& method,
             const std::vector<std::string>& messages,
             absl::Duration deadline) const;
 

@@ -8,16 +8,20 @@
 # budget that the test's cancel cuts short, so a slow machine cannot end
 # the job first (the coordinator found through <data dir>/coordinator.addr); list;
 # status; best --out (validated again by `mmapctl validate`) --svg; cancel;
-# watch of the cancelled job ends at once; delete removes it; an unknown job id and a
+# watch of the cancelled job ends at once; resume runs it again, extend
+# gives it more time, and it is cancelled again; delete removes it; an unknown job id and a
 # malformed workload or a missing --network file exit non-zero with a
 # clear message and leave the job list unchanged; the whole cluster's
 # learner starts the job from the shipped network; the job's network is
 # registered (`networks import --from-job`), listed, shown, exported, a new
 # job starts from it and it is deleted; a second `local up` is refused; a
-# missing binary is named;
+# missing binary is named; after kill -9 of the coordinator, an actor and
+# the replay server, `local up` starts those three again (the coordinator
+# at its address, with its jobs) and leaves the others running;
 # `local down` leaves no process and no pid file behind. The cluster runs
 # with mutual TLS: the worker certificate may not list jobs, a plaintext
-# caller cannot connect, and `certs` never replaces the cluster's CA. A
+# caller cannot connect, `certs` never replaces the cluster's CA, and the
+# CA's key is kept in <data dir>/ca, apart from the services' files. A
 # second client identity (`certs --client bob`) neither lists, reads nor
 # cancels the first's job; an admin sees it. A workload without buffers is
 # refused at submit, and a worker holding a client's certificate exits
@@ -57,17 +61,27 @@ expect_failure up_twice "already runs" local up --data-dir "$data" \
   "${only[@]}"
 
 run local_status local status --data-dir "$data"
-grep -qE '^coordinator +[0-9]+ +yes +127\.0\.0\.1:[0-9]+ +127\.0\.0\.1:[0-9]+ +SERVING' \
-  "$work/local_status.out" || fail "local status does not show a serving coordinator"
+grep -qE '^coordinator +[0-9]+ +yes +127\.0\.0\.1:[0-9]+ +127\.0\.0\.1:[0-9]+ +SERVING +[0-9]+\.[0-9] MB' \
+  "$work/local_status.out" || fail "local status does not show a serving coordinator and its disk"
+grep -qE "^disk: [0-9]+\.[0-9] MB in $data " "$work/local_status.out" ||
+  fail "local status does not show the disk the cluster uses"
 
 run list_empty list --data-dir "$data"
 
 # The cluster runs with mutual TLS under its own CA (<data dir>/tls):
 # mmapctl speaks as the client; the workers' certificate may not list jobs,
 # and a caller without TLS cannot connect.
-for file in ca.pem ca.key client.pem client.key worker.pem worker.key; do
+for file in ca.pem client.pem client.key worker.pem worker.key; do
   [[ -s $data/tls/$file ]] || fail "local up made no $data/tls/$file"
 done
+# The CA's key is kept apart from what the services are given.
+[[ ! -e $data/tls/ca.key ]] || fail "the CA's key is in $data/tls, beside the services' files"
+[[ -s $data/ca/ca.key ]] || fail "local up made no $data/ca/ca.key"
+[[ $(stat -c %a "$data/ca") == 700 && $(stat -c %a "$data/ca/ca.key") == 600 ]] ||
+  fail "$data/ca is not private (folder 700, key 600)"
+if grep -q -- "$data/ca" /proc/"$coordinator_pid"/cmdline; then
+  fail "the coordinator was given the CA's folder"
+fi
 [[ $(stat -c %a "$data/tls/worker.key") == 600 ]] || fail "worker.key is not mode 600"
 expect_failure list_as_worker "role 'worker' may not call ListJobs" list \
   --data-dir "$data" --tls-ca "$data/tls/ca.pem" \
@@ -239,6 +253,26 @@ grep -q 'cancelled' "$work/watch.out" || fail "watch did not show the end"
 run list_json list --json --state cancelled --data-dir "$data"
 grep -q "\"job_id\": \"$job\"" "$work/list_json.out" ||
   fail "list --state cancelled --json misses $job"
+# Cancelled, it runs again with `resume` (its best kept), gets more time
+# with `extend` within the 24-h maximum, and is cancelled again; the audit
+# log names both changes.
+run resume resume "$job" --budget 10m --data-dir "$data"
+grep -qE "^$job (queued|running) again with a budget of 10m" "$work/resume.out" ||
+  fail "resume did not queue $job again with its new budget"
+expect_failure resume_running "extend gives this one more time" resume "$job" \
+  --budget 10m --data-dir "$data"
+expect_failure resume_no_budget "--budget" resume "$job" --data-dir "$data"
+run extend extend "$job" --budget 5m --data-dir "$data"
+grep -q "budget now 15m" "$work/extend.out" || fail "extend did not add 5m"
+expect_failure extend_past_a_day "24-h" extend "$job" --budget 24h \
+  --data-dir "$data"
+run cancel_resumed cancel "$job" --data-dir "$data"
+for event in job_resumed job_extended; do
+  grep -q "\"event\":\"$event\"" "$data/coordinator/audit.jsonl" ||
+    fail "the audit log has no $event line"
+done
+expect_failure extend_ended "resume runs a done or cancelled one again" \
+  extend "$job" --budget 5m --data-dir "$data"
 # Deleted, it is gone from the list and the coordinator says what it freed.
 run delete delete "$job" --data-dir "$data"
 grep -qE "^deleted $job: freed [1-9][0-9]* bytes \(workload" "$work/delete.out" ||
@@ -249,6 +283,46 @@ run list_after_delete list --data-dir "$data"
 expect_failure delete_again "no job '$job'" delete "$job" --data-dir "$data"
 grep -q '"event":"job_deleted"' "$data/coordinator/audit.jsonl" ||
   fail "the audit log has no job_deleted line"
+
+# Services that died are started again by a second `local up`, beside the
+# ones still running, each on the address it had, so that they still reach
+# it; the restarted coordinator keeps its jobs.
+coordinator_address=$(cat "$data/coordinator.addr")
+run list_before_kill list --data-dir "$data"
+victims=(coordinator)
+[[ $all_built -eq 1 ]] && victims+=(replay actor-0)  # in start order
+victim_pids=()
+for victim in "${victims[@]}"; do victim_pids+=("$(cat "$data/$victim.pid")"); done
+kill -9 "${victim_pids[@]}"
+all_dead() {
+  local pid
+  for pid in "${victim_pids[@]}"; do
+    kill -0 "$pid" 2>/dev/null &&
+      ! grep -q '^Z' <(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) &&
+      return 1
+  done
+  return 0
+}
+wait_until 10 "a service outlived kill -9 (pids ${victim_pids[*]})" all_dead
+expect_failure status_dead "not running or not serving" local status \
+  --data-dir "$data"
+run up_again local up --data-dir "$data" "${only[@]}" --wait 60s
+grep -q "starting what is not running: $(IFS=,; echo "${victims[*]}" | sed 's/,/, /g')$" \
+  "$work/up_again.out" || fail "local up did not say what it starts again"
+grep -qE "^restarted coordinator \(pid [0-9]+\) at $coordinator_address$" \
+  "$work/up_again.out" || fail "the coordinator did not come back at $coordinator_address"
+for victim in "${victims[@]:1}"; do
+  grep -q "^restarted $victim (pid" "$work/up_again.out" ||
+    fail "local up did not restart $victim"
+done
+coordinator_pid=$(cat "$data/coordinator.pid")
+run status_again local status --data-dir "$data"
+run list_after_restart list --data-dir "$data"
+diff <(awk '{print $1}' "$work/list_before_kill.out") \
+  <(awk '{print $1}' "$work/list_after_restart.out") ||
+  fail "the restarted coordinator lists other jobs"
+expect_failure up_thrice "already runs" local up --data-dir "$data" \
+  "${only[@]}"
 
 run down local down --data-dir "$data"
 # Every service stops on SIGTERM within local down's 10 s.

@@ -14,7 +14,8 @@ namespace {
 
 constexpr absl::string_view kClientMethods[] = {
     "SubmitJob",     "ListJobs",        "GetJob",       "WatchJob",
-    "CancelJob",     "GetBestSolution", "DeleteJob",    "GetStats",
+    "CancelJob",     "GetBestSolution", "DeleteJob",    "ExtendJob",
+    "ResumeJob",     "GetStats",
     "ListNetworks",
     "GetNetwork",    "ExportNetwork",   "ImportNetwork", "DeleteNetwork"};
 constexpr absl::string_view kWorkerMethods[] = {

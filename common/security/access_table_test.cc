@@ -37,6 +37,8 @@ std::map<std::string, Allowed> ExpectedTable() {
       {"JobService.CancelJob", client},
       {"JobService.GetBestSolution", client},
       {"JobService.DeleteJob", client},
+      {"JobService.ExtendJob", client},
+      {"JobService.ResumeJob", client},
       {"NetworkRegistry.ListNetworks", client},
       {"NetworkRegistry.GetNetwork", client},
       {"NetworkRegistry.ExportNetwork", client},

@@ -128,11 +128,27 @@ absl::Status AddExtension(X509* cert, X509* issuer, int nid,
 
 // DIR/HOLDER.key (mode 0600), then DIR/HOLDER.pem: a holder's files are
 // complete once its certificate is there.
+// The key in key_dir, the certificate in dir.
 absl::Status WriteHolder(const std::string& dir, const std::string& holder,
-                         const IssuedCertificate& certificate) {
-  const std::string stem = absl::StrCat(dir, "/", holder);
-  RETURN_IF_ERROR(WriteFileAtomically(stem + ".key", certificate.key_pem, 0600));
-  return WriteFileAtomically(stem + ".pem", certificate.cert_pem, 0644);
+                         const IssuedCertificate& certificate,
+                         const std::string& key_dir) {
+  RETURN_IF_ERROR(WriteFileAtomically(absl::StrCat(key_dir, "/", holder, ".key"),
+                                      certificate.key_pem, 0600));
+  return WriteFileAtomically(absl::StrCat(dir, "/", holder, ".pem"),
+                             certificate.cert_pem, 0644);
+}
+
+// `dir`, made when missing, readable by its owner only.
+absl::Status MakePrivateFolder(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (!error) fs::permissions(dir, fs::perms::owner_all, error);
+  if (error) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        dir, ": cannot make the CA key's folder: ", error.message()));
+  }
+  return absl::OkStatus();
 }
 
 bool IsIpAddress(const std::string& host) {
@@ -279,14 +295,45 @@ absl::Status WriteLocalCertificates(const LocalCertificatesOptions& options) {
   }
   // Leaves first and the CA last: a folder with a ca.pem is complete.
   for (const auto& [file, certificate] : issued) {
-    RETURN_IF_ERROR(WriteHolder(options.dir, file, certificate));
+    RETURN_IF_ERROR(WriteHolder(options.dir, file, certificate, options.dir));
   }
-  return WriteHolder(options.dir, "ca", *ca);
+  if (options.ca_key_dir.empty()) {
+    return WriteHolder(options.dir, "ca", *ca, options.dir);
+  }
+  RETURN_IF_ERROR(MakePrivateFolder(options.ca_key_dir));
+  return WriteHolder(options.dir, "ca", *ca, options.ca_key_dir);
+}
+
+std::string CaKeyDirOf(const std::string& dir, const std::string& ca_key_dir) {
+  namespace fs = std::filesystem;
+  if (!ca_key_dir.empty()) return ca_key_dir;
+  if (fs::exists(fs::path(dir) / "ca.key")) return dir;
+  return (fs::path(dir).parent_path() / "ca").string();
+}
+
+std::string LocalCaKeyDir(const std::string& data_dir) {
+  return data_dir + "/ca";
+}
+
+absl::Status MoveCaKey(const std::string& dir, const std::string& ca_key_dir) {
+  namespace fs = std::filesystem;
+  const fs::path from = fs::path(dir) / "ca.key";
+  if (!fs::exists(from)) return absl::OkStatus();
+  RETURN_IF_ERROR(MakePrivateFolder(ca_key_dir));
+  std::error_code error;
+  fs::rename(from, fs::path(ca_key_dir) / "ca.key", error);
+  if (error) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        from.string(), ": cannot move it to ", ca_key_dir, ": ",
+        error.message()));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status WriteClientCertificate(const std::string& dir,
                                     const std::string& name,
-                                    absl::Duration validity) {
+                                    absl::Duration validity,
+                                    const std::string& ca_key_dir) {
   namespace fs = std::filesystem;
   const auto bad = [&name](absl::string_view why) {
     return absl::InvalidArgumentError(
@@ -306,7 +353,8 @@ absl::Status WriteClientCertificate(const std::string& dir,
   IssuedCertificate ca;
   for (const auto& [path, out] :
        {std::pair{folder / "ca.pem", &ca.cert_pem},
-        std::pair{folder / "ca.key", &ca.key_pem}}) {
+        std::pair{fs::path(CaKeyDirOf(dir, ca_key_dir)) / "ca.key",
+                  &ca.key_pem}}) {
     absl::StatusOr<std::string> bytes = ReadWholeFile(path.string());
     if (!bytes.ok()) {
       return absl::NotFoundError(absl::StrCat(
@@ -318,7 +366,7 @@ absl::Status WriteClientCertificate(const std::string& dir,
   absl::StatusOr<IssuedCertificate> issued =
       IssueCertificate(ca, {name, Role::kClient, {}}, validity);
   if (!issued.ok()) return issued.status();
-  return WriteHolder(dir, name, *issued);
+  return WriteHolder(dir, name, *issued, dir);
 }
 
 TransportSecurityFiles CertificateDirFiles(const std::string& dir,

@@ -4,7 +4,9 @@
 // keys, SHA-256 signatures (OpenSSL).
 //
 // The files of a folder (keys mode 0600):
-//   ca.pem ca.key          the CA (keep ca.key off the cluster)
+//   ca.pem ca.key          the CA (keep ca.key off the cluster: it may be
+//                          written to a folder of its own, ca_key_dir,
+//                          as the local cluster does)
 //   worker.pem worker.key  every service's identity (OU=worker): it serves
 //                          and calls; subjectAltName mmapzero (the name
 //                          clients check, transport_security.h),
@@ -53,6 +55,10 @@ absl::StatusOr<IssuedCertificate> IssueCertificate(
 
 struct LocalCertificatesOptions {
   std::string dir;
+  // Where ca.key goes (a folder of mode 0700, made when missing); "": dir.
+  // A folder apart keeps the CA's key out of the one the services are
+  // given, so that a service's files never include what signs identities.
+  std::string ca_key_dir;
   std::vector<std::string> extra_hosts;  // added to worker.pem's names
   absl::Duration validity = absl::Hours(24 * 365);
 };
@@ -62,15 +68,31 @@ struct LocalCertificatesOptions {
 // accident.
 absl::Status WriteLocalCertificates(const LocalCertificatesOptions& options);
 
+// The folder that holds the CA key of certificate folder `dir`:
+// `ca_key_dir` when given; else `dir` when it holds ca.key; else the local
+// cluster's folder beside it, DIR/../ca (LocalCaKeyDir).
+std::string CaKeyDirOf(const std::string& dir, const std::string& ca_key_dir);
+
+// <data dir>/ca: where a local cluster keeps its CA key, beside the
+// certificates its services are given (<data dir>/tls).
+std::string LocalCaKeyDir(const std::string& data_dir);
+
+// Moves DIR/ca.key into `ca_key_dir` (made with mode 0700 when missing);
+// OK and nothing moved when DIR has none. For folders written before the
+// key was kept apart.
+absl::Status MoveCaKey(const std::string& dir, const std::string& ca_key_dir);
+
 // Adds NAME.pem and NAME.key to a folder written by WriteLocalCertificates:
 // a client certificate (OU=client) with common name `name`, signed by the
-// folder's CA, so that one deployment has several client identities.
-// InvalidArgument for a name that is not 1-64 of [A-Za-z0-9._-] or is one
-// of the folder's own (ca, worker, client, admin); NotFound without the
-// CA's files; AlreadyExists when NAME.pem is there.
+// folder's CA (its key found by CaKeyDirOf), so that one deployment has
+// several client identities. InvalidArgument for a name that is not 1-64
+// of [A-Za-z0-9._-] or is one of the folder's own (ca, worker, client,
+// admin); NotFound without the CA's files; AlreadyExists when NAME.pem is
+// there.
 absl::Status WriteClientCertificate(const std::string& dir,
                                     const std::string& name,
-                                    absl::Duration validity);
+                                    absl::Duration validity,
+                                    const std::string& ca_key_dir = "");
 
 // The files of `holder` ("worker", "client", "admin") in a folder written
 // by WriteLocalCertificates: DIR/ca.pem, DIR/HOLDER.pem, DIR/HOLDER.key.

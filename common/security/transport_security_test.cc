@@ -162,6 +162,47 @@ TEST(LocalCertificatesTest, NeverReplacesAFoldersCa) {
             before);
 }
 
+TEST(LocalCertificatesTest, TheCaKeyCanBeKeptApart) {
+  TempFolder folder;
+  LocalCertificatesOptions options;
+  options.dir = folder.path() + "/tls";
+  options.ca_key_dir = LocalCaKeyDir(folder.path());
+  ASSERT_TRUE(WriteLocalCertificates(options).ok());
+  EXPECT_FALSE(std::filesystem::exists(options.dir + "/ca.key"));
+  struct stat key {};
+  ASSERT_EQ(stat((options.ca_key_dir + "/ca.key").c_str(), &key), 0);
+  EXPECT_EQ(key.st_mode & 0777, 0600u);
+  struct stat keys {};
+  ASSERT_EQ(stat(options.ca_key_dir.c_str(), &keys), 0);
+  EXPECT_EQ(keys.st_mode & 0777, 0700u);
+  // A client identity is signed with the key found beside the folder.
+  EXPECT_EQ(CaKeyDirOf(options.dir, ""), options.ca_key_dir);
+  ASSERT_TRUE(WriteClientCertificate(options.dir, "bob", absl::Hours(1)).ok());
+  absl::StatusOr<TransportSecurity> bob =
+      SecurityFromCertificateDir(options.dir, "bob");
+  ASSERT_TRUE(bob.ok()) << bob.status();
+  EXPECT_THAT(Describe(bob->cert_pem), HasSubstr("CN=bob"));
+
+  // A folder written with its key inside gives it up to the folder apart.
+  TempFolder older;
+  LocalCertificatesOptions inside;
+  inside.dir = older.path() + "/tls";
+  ASSERT_TRUE(WriteLocalCertificates(inside).ok());
+  EXPECT_EQ(CaKeyDirOf(inside.dir, ""), inside.dir);
+  const std::string apart = LocalCaKeyDir(older.path());
+  ASSERT_TRUE(MoveCaKey(inside.dir, apart).ok());
+  EXPECT_FALSE(std::filesystem::exists(inside.dir + "/ca.key"));
+  EXPECT_TRUE(std::filesystem::exists(apart + "/ca.key"));
+  EXPECT_TRUE(MoveCaKey(inside.dir, apart).ok());  // nothing left to move
+  EXPECT_TRUE(WriteClientCertificate(inside.dir, "carol", absl::Hours(1)).ok());
+  // Without the key anywhere: NotFound naming where it looked.
+  std::filesystem::remove(apart + "/ca.key");
+  const absl::Status none =
+      WriteClientCertificate(inside.dir, "dave", absl::Hours(1));
+  EXPECT_EQ(none.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(none.message(), HasSubstr(apart + "/ca.key"));
+}
+
 TEST(LocalCertificatesTest, HostThatCouldInjectAnExtensionIsRefused) {
   absl::StatusOr<IssuedCertificate> ca =
       MakeCertificateAuthority("test", absl::Hours(1));
