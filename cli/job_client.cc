@@ -20,6 +20,7 @@
 #include "common/base/status_macros.h"
 #include "common/rpc/backoff.h"
 #include "common/rpc/client_channel.h"
+#include "common/rpc/enum_names.h"
 #include "common/rpc/grpc_status.h"
 #include "common/rpc/network_stream.h"
 #include "common/security/local_certificates.h"
@@ -123,7 +124,8 @@ absl::StatusOr<int64_t> WallSecondsFlag(const std::string& flag,
   ASSIGN_OR_RETURN(const absl::Duration wall, ParseDurationFlag(flag, text));
   const int64_t seconds =
       absl::ToInt64Seconds(absl::Ceil(wall, absl::Seconds(1)));
-  if (seconds > 24 * 60 * 60) {
+  constexpr int64_t kMaxWallSeconds = 24 * 60 * 60;  // the service's limit
+  if (seconds > kMaxWallSeconds) {
     return absl::InvalidArgumentError(
         absl::StrCat("--", flag, ": at most 24h, got '", text, "'"));
   }
@@ -134,11 +136,6 @@ absl::StatusOr<int64_t> BudgetSecondsFlag(const CommandLine& line,
                                           const char* usage) {
   ASSIGN_OR_RETURN(const std::string text, line.GetRequired("budget", usage));
   return WallSecondsFlag("budget", text);
-}
-
-bool IsFinal(v1::JobState state) {
-  return state == v1::JOB_STATE_DONE || state == v1::JOB_STATE_CANCELLED ||
-         state == v1::JOB_STATE_FAILED;
 }
 
 std::string DescribeSeed(const v1::JobStatus& job) {
@@ -343,7 +340,7 @@ absl::Status JobClient::Watch(
       received_any = true;
       reconnect_until = absl::InfiniteFuture();
       backoff.Reset();
-      final = IsFinal(progress.job().state());
+      final = rpc::IsFinalJobState(progress.job().state());
       on_progress(progress);
     }
     const grpc::Status status = reader->Finish();

@@ -62,8 +62,6 @@ absl::StatusOr<int64_t> WallSecondsFlag(const std::string& flag,
 absl::StatusOr<int64_t> BudgetSecondsFlag(const CommandLine& line,
                                           const char* usage);
 
-bool IsFinal(v1::JobState state);
-
 // What a just-submitted job's seed says: "heuristic seed normalised return
 // 0.4459", or "heuristic seed solve queued" while the job is still seeding
 // (its seed solve runs after the submit's answer; there is no figure yet).

@@ -51,7 +51,7 @@ std::string JobProgressPrinter::Next(const v1::JobProgress& progress,
   const double moves_per_second = rate_.Update(progress.job().moves(), now);
   const bool significant = progress.best_improved() ||
                            progress.job().state() != last_state_ ||
-                           IsFinal(progress.job().state());
+                           rpc::IsFinalJobState(progress.job().state());
   last_state_ = progress.job().state();
   if (!significant && now - last_line_ < absl::Seconds(1)) return "";
   last_line_ = now;

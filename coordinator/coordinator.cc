@@ -52,12 +52,16 @@ absl::Status CheckOptions(const CoordinatorOptions& options) {
                      absl::FormatDuration(options.lease_rotation)));
   }
   if (options.max_active_jobs_per_identity < 0 ||
-      options.max_stored_bytes_per_identity < 0) {
+      options.max_stored_bytes_per_identity < 0 ||
+      options.max_finished_jobs < 0 ||
+      options.finished_job_retention < absl::ZeroDuration()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "max_active_jobs_per_identity, max_stored_bytes_per_identity: must "
-        "be >= 0 (0: no limit), got ",
+        "max_active_jobs_per_identity, max_stored_bytes_per_identity, "
+        "max_finished_jobs, finished_job_retention: must be >= 0 (0: no "
+        "limit), got ",
         options.max_active_jobs_per_identity, ", ",
-        options.max_stored_bytes_per_identity));
+        options.max_stored_bytes_per_identity, ", ", options.max_finished_jobs,
+        ", ", absl::FormatDuration(options.finished_job_retention)));
   }
   if (options.max_seed_solves < 1 || options.max_seed_solves > 1024) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -359,8 +363,16 @@ absl::Status Coordinator::CheckOwner(const JobRecord& job,
       "only the jobs it submitted (an admin, every job)"));
 }
 
+absl::StatusOr<JobRecord> Coordinator::OwnedJobLocked(
+    int64_t job_id, const Caller& caller, absl::string_view method) {
+  ASSIGN_OR_RETURN(JobRecord job, JobLocked(job_id));
+  RETURN_IF_ERROR(CheckOwner(job, caller, method));
+  return job;
+}
+
 absl::Status Coordinator::CheckIdentityLimitsLocked(const Caller& caller,
-                                                    int64_t workload_bytes) {
+                                                    int64_t workload_bytes,
+                                                    absl::string_view method) {
   if (caller.OwnsEverything()) return absl::OkStatus();
   const int32_t max_active = options_.max_active_jobs_per_identity;
   const int64_t max_bytes = options_.max_stored_bytes_per_identity;
@@ -385,7 +397,7 @@ absl::Status Coordinator::CheckIdentityLimitsLocked(const Caller& caller,
     return absl::OkStatus();
   }
   service::LogLine("warning", "refused",
-                   {{"method", "SubmitJob"},
+                   {{"method", std::string(method)},
                     {"caller", caller.identity},
                     {"reason", refusal}});
   return absl::ResourceExhaustedError(refusal);
@@ -433,7 +445,7 @@ absl::StatusOr<v1::SubmitJobResponse> Coordinator::SubmitJob(
   // so the room checked here is still there below.
   RETURN_IF_ERROR(seeds_->CheckRoom());
   RETURN_IF_ERROR(CheckIdentityLimitsLocked(
-      caller, static_cast<int64_t>(workload.ByteSizeLong())));
+      caller, static_cast<int64_t>(workload.ByteSizeLong()), "SubmitJob"));
   JobRecord job;
   job.uid = RandomHex128();  // never reused, unlike job ids
   job.name = JobNameOf(request);
@@ -571,8 +583,7 @@ absl::StatusOr<v1::JobStatus> Coordinator::GetJob(
   ASSIGN_OR_RETURN(const int64_t id, ParseJobId("job_id", request.job_id()));
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
-  ASSIGN_OR_RETURN(const JobRecord job, JobLocked(id));
-  RETURN_IF_ERROR(CheckOwner(job, caller, "GetJob"));
+  ASSIGN_OR_RETURN(const JobRecord job, OwnedJobLocked(id, caller, "GetJob"));
   return StatusLocked(job);
 }
 
@@ -592,8 +603,7 @@ absl::StatusOr<v1::JobStatus> Coordinator::CancelJob(
   ASSIGN_OR_RETURN(const int64_t id, ParseJobId("job_id", request.job_id()));
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
-  ASSIGN_OR_RETURN(JobRecord job, JobLocked(id));
-  RETURN_IF_ERROR(CheckOwner(job, caller, "CancelJob"));
+  ASSIGN_OR_RETURN(JobRecord job, OwnedJobLocked(id, caller, "CancelJob"));
   if (job.state == v1::JOB_STATE_DONE || job.state == v1::JOB_STATE_FAILED) {
     return absl::FailedPreconditionError(absl::StrCat(
         "job_id: job '", request.job_id(), "' is ",
@@ -629,8 +639,8 @@ absl::StatusOr<v1::GetBestSolutionResponse> Coordinator::GetBestSolution(
   ASSIGN_OR_RETURN(const int64_t id, ParseJobId("job_id", request.job_id()));
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
-  ASSIGN_OR_RETURN(const JobRecord job, JobLocked(id));
-  RETURN_IF_ERROR(CheckOwner(job, caller, "GetBestSolution"));
+  ASSIGN_OR_RETURN(const JobRecord job,
+                   OwnedJobLocked(id, caller, "GetBestSolution"));
   absl::StatusOr<BestSolution> found = store_->GetBest(id);
   if (absl::IsNotFound(found.status())) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -661,11 +671,6 @@ absl::Status CheckAddedWallSeconds(int64_t seconds) {
                    seconds));
 }
 
-bool HasEnded(v1::JobState state) {
-  return state == v1::JOB_STATE_DONE || state == v1::JOB_STATE_CANCELLED ||
-         state == v1::JOB_STATE_FAILED;
-}
-
 }  // namespace
 
 absl::StatusOr<v1::JobStatus> Coordinator::ExtendJob(
@@ -674,9 +679,8 @@ absl::StatusOr<v1::JobStatus> Coordinator::ExtendJob(
   RETURN_IF_ERROR(CheckAddedWallSeconds(request.wall_seconds()));
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
-  ASSIGN_OR_RETURN(JobRecord job, JobLocked(id));
-  RETURN_IF_ERROR(CheckOwner(job, caller, "ExtendJob"));
-  if (HasEnded(job.state)) {
+  ASSIGN_OR_RETURN(JobRecord job, OwnedJobLocked(id, caller, "ExtendJob"));
+  if (rpc::IsFinalJobState(job.state)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "job_id: job '", request.job_id(), "' is ",
         rpc::JobStateName(job.state),
@@ -710,8 +714,7 @@ absl::StatusOr<v1::ResumeJobResponse> Coordinator::ResumeJob(
   RETURN_IF_ERROR(CheckAddedWallSeconds(request.wall_seconds()));
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
-  ASSIGN_OR_RETURN(JobRecord job, JobLocked(id));
-  RETURN_IF_ERROR(CheckOwner(job, caller, "ResumeJob"));
+  ASSIGN_OR_RETURN(JobRecord job, OwnedJobLocked(id, caller, "ResumeJob"));
   if (job.state != v1::JOB_STATE_DONE &&
       job.state != v1::JOB_STATE_CANCELLED) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -722,7 +725,7 @@ absl::StatusOr<v1::ResumeJobResponse> Coordinator::ResumeJob(
             : "; resume runs a done or cancelled job again (extend gives "
               "this one more time)"));
   }
-  RETURN_IF_ERROR(CheckIdentityLimitsLocked(caller, 0));
+  RETURN_IF_ERROR(CheckIdentityLimitsLocked(caller, 0, "ResumeJob"));
   // A job cancelled before its seed solve ran is seeded first.
   const bool seeded = store_->GetBestReturn(id).ok();
   if (!seeded) RETURN_IF_ERROR(seeds_->CheckRoom());
@@ -769,9 +772,9 @@ absl::StatusOr<v1::DeleteJobResponse> Coordinator::DeleteJob(
   ASSIGN_OR_RETURN(const int64_t id, ParseJobId("job_id", request.job_id()));
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
-  ASSIGN_OR_RETURN(const JobRecord job, JobLocked(id));
-  RETURN_IF_ERROR(CheckOwner(job, caller, "DeleteJob"));
-  if (!HasEnded(job.state)) {
+  ASSIGN_OR_RETURN(const JobRecord job,
+                   OwnedJobLocked(id, caller, "DeleteJob"));
+  if (!rpc::IsFinalJobState(job.state)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "job_id: ", FormatJobId(id), " is ", v1::JobState_Name(job.state),
         "; only a done, failed or cancelled job can be deleted (cancel it "

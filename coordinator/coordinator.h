@@ -326,9 +326,15 @@ class Coordinator {
   absl::Status ApplyRetentionLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // OK while `caller` may store one more job of `workload_bytes`
   // (CoordinatorOptions' per-identity limits); ResourceExhausted naming
-  // the limit, the caller's figures and what frees room, logged.
+  // the limit, the caller's figures and what frees room, logged with
+  // `method`.
   absl::Status CheckIdentityLimitsLocked(const Caller& caller,
-                                         int64_t workload_bytes)
+                                         int64_t workload_bytes,
+                                         absl::string_view method)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The job's row when `caller` owns it (JobLocked, then CheckOwner).
+  absl::StatusOr<JobRecord> OwnedJobLocked(int64_t job_id, const Caller& caller,
+                                           absl::string_view method)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The job's row; NotFound "job_id: no job 'job-000042'".
   absl::StatusOr<JobRecord> JobLocked(int64_t job_id)

@@ -116,8 +116,7 @@ Coordinator::ResolveStartNetworkLocked(JobRecord* job, const Caller& caller) {
 absl::StatusOr<std::pair<v1::NetworkInfo, std::string>>
 Coordinator::JobNetworkLocked(int64_t job_id, const Caller& caller,
                               absl::string_view method) {
-  ASSIGN_OR_RETURN(const JobRecord job, JobLocked(job_id));
-  RETURN_IF_ERROR(CheckOwner(job, caller, method));
+  ASSIGN_OR_RETURN(const JobRecord job, OwnedJobLocked(job_id, caller, method));
   absl::StatusOr<JobNetwork> latest =
       store_->GetJobNetwork(job_id, JobNetworkKind::kLatest, true);
   if (absl::IsNotFound(latest.status())) {

@@ -4,17 +4,9 @@
 
 #include "absl/time/clock.h"
 #include "common/base/status_macros.h"
+#include "common/rpc/enum_names.h"
 
 namespace mmapzero::coordinator {
-namespace {
-
-bool IsFinal(v1::JobState state) {
-  return state == v1::JOB_STATE_DONE || state == v1::JOB_STATE_CANCELLED ||
-         state == v1::JOB_STATE_FAILED;
-}
-
-}  // namespace
-
 absl::Status JobWatch::Run(
     const std::string& job_id,
     absl::FunctionRef<bool(const v1::JobProgress&)> write,
@@ -33,7 +25,7 @@ absl::Status JobWatch::Run(
     if (!write(progress)) {
       return absl::CancelledError("the watcher went away");
     }
-    if (IsFinal(progress.job().state())) return absl::OkStatus();
+    if (rpc::IsFinalJobState(progress.job().state())) return absl::OkStatus();
     if (coordinator_->AwaitClosed(options_.min_interval)) {
       return absl::UnavailableError("the coordinator is shutting down");
     }

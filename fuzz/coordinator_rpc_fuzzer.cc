@@ -215,9 +215,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static auto* servers =
       new fuzz::RecycledServer<coordinator::CoordinatorServer>(
           &StartCoordinator);
-  coordinator::CoordinatorServer& server = servers->ForNextInput();
-  const std::shared_ptr<grpc::Channel> channel = server.InProcessChannel();
-  Driver().Play(channel, data, size);
+  const std::shared_ptr<grpc::Channel> channel =
+      servers->PlayNext(Driver(), data, size);
   // Still serving whatever it was sent.
   auto jobs = v1::JobService::NewStub(channel);
   grpc::ClientContext context;

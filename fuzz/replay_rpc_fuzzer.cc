@@ -96,9 +96,8 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static auto* servers =
       new fuzz::RecycledServer<replay::ReplayServer>(&StartReplay);
-  replay::ReplayServer& server = servers->ForNextInput();
-  const std::shared_ptr<grpc::Channel> channel = server.InProcessChannel();
-  Driver().Play(channel, data, size);
+  const std::shared_ptr<grpc::Channel> channel =
+      servers->PlayNext(Driver(), data, size);
   // Still serving whatever it was sent.
   auto stub = v1::ReplayService::NewStub(channel);
   grpc::ClientContext context;

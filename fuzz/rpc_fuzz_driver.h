@@ -85,13 +85,19 @@ class RecycledServer {
   explicit RecycledServer(std::function<std::unique_ptr<Server>()> start)
       : start_(std::move(start)), inputs_per_server_(InputsPerServer()) {}
 
-  Server& ForNextInput() {
+  // Plays one input on the server of this input (RpcFuzzDriver::Play) and
+  // returns the channel it used, for the target's check that the server
+  // still serves.
+  std::shared_ptr<grpc::Channel> PlayNext(const RpcFuzzDriver& driver,
+                                          const uint8_t* data, size_t size) {
     if (server_ == nullptr || inputs_ % inputs_per_server_ == 0) {
       server_.reset();
       server_ = start_();
     }
     ++inputs_;
-    return *server_;
+    std::shared_ptr<grpc::Channel> channel = server_->InProcessChannel();
+    driver.Play(channel, data, size);
+    return channel;
   }
 
  private:

@@ -24,6 +24,11 @@ std::string JobStateName(v1::JobState state) {
                    absl::StrCat("state-", state));
 }
 
+bool IsFinalJobState(v1::JobState state) {
+  return state == v1::JOB_STATE_DONE || state == v1::JOB_STATE_CANCELLED ||
+         state == v1::JOB_STATE_FAILED;
+}
+
 std::string WorkerRoleName(v1::WorkerRole role) {
   return ShortName(v1::WorkerRole_Name(role), "WORKER_ROLE_",
                    absl::StrCat("role-", role));
