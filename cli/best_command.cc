@@ -17,10 +17,10 @@
 #include "cli/job_client.h"
 #include "cli/latency_report.h"
 #include "cli/solution_summary.h"
+#include "cli/verified_best.h"
 #include "common/base/atomic_file.h"
 #include "common/base/status_macros.h"
 #include "common/game/program.h"
-#include "common/validate/validator.h"
 #include "common/workload/layout_svg.h"
 #include "common/workload/proto_io.h"
 
@@ -30,18 +30,6 @@ namespace {
 constexpr char kUsage[] =
     "best JOB --out SOLUTION [--svg layout.svg] [--coordinator HOST:PORT] "
     "[--json] [--bound]";
-
-absl::Status CheckValid(const std::string& job_id, const Workload& workload,
-                        const Solution& solution) {
-  const validate::ValidationReport report =
-      validate::ValidateSolution(workload, solution);
-  if (report.ok) return absl::OkStatus();
-  return absl::DataLossError(absl::StrFormat(
-      "the best solution of %s failed independent validation here (%d "
-      "violations, first: %s: %s); nothing written",
-      job_id, report.violations.size(), report.violations[0].rule,
-      report.violations[0].message));
-}
 
 }  // namespace
 
@@ -63,7 +51,7 @@ absl::Status RunBest(const Args& args) {
         " sent no workload with the solution of ", job_id,
         " (too old for include_workload?); cannot validate it here"));
   }
-  RETURN_IF_ERROR(CheckValid(job_id, best.workload(), best.solution()));
+  RETURN_IF_ERROR(CheckBestValid(job_id, best.workload(), best.solution()));
   std::cerr << "validated independently: VALID\n";
   RETURN_IF_ERROR(WriteProtoFile(out, best.solution()));
   if (line.Has("svg")) {

@@ -75,6 +75,10 @@ const std::vector<Command>& AllCommands() {
        "run a done or cancelled job again for D, from its best and its "
        "learner's last checkpoint",
        RunResume},
+      {"archive", "archive JOB --out FILE [--no-network] [--json]",
+       "keep a job's status, settings, workload, best, history and network "
+       "in one tar file",
+       RunArchive},
       {"networks",
        "networks list | show NAME | export NAME --out FILE | import FILE "
        "--name NAME [--description TEXT] | import --from-job JOB --name NAME "

@@ -45,6 +45,7 @@ absl::Status RunCancel(const Args& args);
 absl::Status RunDelete(const Args& args);
 absl::Status RunExtend(const Args& args);
 absl::Status RunResume(const Args& args);
+absl::Status RunArchive(const Args& args);
 absl::Status RunNetworks(const Args& args);
 absl::Status RunLocal(const Args& args);
 absl::Status RunCerts(const Args& args);

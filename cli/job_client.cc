@@ -312,6 +312,12 @@ absl::StatusOr<v1::ResumeJobResponse> JobClient::Resume(
   return Call(&v1::JobService::Stub::ResumeJob, request, job_id);
 }
 
+absl::StatusOr<v1::JobDetails> JobClient::Details(const std::string& job_id) {
+  v1::GetJobDetailsRequest request;
+  request.set_job_id(job_id);
+  return Call(&v1::JobService::Stub::GetJobDetails, request, job_id);
+}
+
 absl::StatusOr<v1::GetBestSolutionResponse> JobClient::Best(
     const std::string& job_id) {
   v1::GetBestSolutionRequest request;

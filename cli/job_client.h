@@ -103,6 +103,8 @@ class JobClient {
   absl::StatusOr<v1::ResumeJobResponse> Resume(const std::string& job_id,
                                                int64_t wall_seconds);
   absl::StatusOr<v1::GetBestSolutionResponse> Best(const std::string& job_id);
+  // Status, training configuration and history (`mmapctl archive`).
+  absl::StatusOr<v1::JobDetails> Details(const std::string& job_id);
 
   // NetworkRegistry (proto/network.proto). Export and import move the
   // file in chunks, with a deadline of at least five minutes.

@@ -35,6 +35,7 @@
 #include "cli/service_configs.h"
 #include "common/base/address_file.h"
 #include "common/base/atomic_file.h"
+#include "common/base/read_file.h"
 #include "common/base/status_macros.h"
 #include "common/metrics/loopback_http.h"
 #include "common/security/local_certificates.h"
@@ -173,10 +174,13 @@ std::string ServiceConfigPath(const std::string& data_dir, LocalRole role) {
   return absl::StrCat(data_dir, "/config/", RoleName(role), ".json");
 }
 
-// The built-in config file of every planned role (service_configs.h),
-// written afresh at each `up`, so that the cluster runs with the files of
-// this mmapctl's version.
+// The config file of every planned role, written afresh at each `up`:
+// <config_dir>/<role>.json when there is one, else the built-in one
+// (service_configs.h), so that the cluster runs with the files of this
+// mmapctl's version unless told otherwise. The service checks the file
+// when it starts; a bad one is named in its error.
 absl::Status WriteServiceConfigs(const std::string& data_dir,
+                                 const std::string& config_dir,
                                  const std::vector<Planned>& plan) {
   std::error_code error;
   fs::create_directories(data_dir + "/config", error);
@@ -187,9 +191,14 @@ absl::Status WriteServiceConfigs(const std::string& data_dir,
   std::set<LocalRole> written;  // actor-0 and actor-1 share actor.json
   for (const Planned& service : plan) {
     if (!written.insert(service.role).second) continue;
-    RETURN_IF_ERROR(
-        WriteFileAtomically(ServiceConfigPath(data_dir, service.role),
-                            ServiceConfigJson(service.role)));
+    std::string contents = ServiceConfigJson(service.role);
+    const std::string own =
+        absl::StrCat(config_dir, "/", RoleName(service.role), ".json");
+    if (!config_dir.empty() && fs::exists(own, error)) {
+      ASSIGN_OR_RETURN(contents, ReadWholeFile(own));
+    }
+    RETURN_IF_ERROR(WriteFileAtomically(
+        ServiceConfigPath(data_dir, service.role), contents));
   }
   return absl::OkStatus();
 }
@@ -557,7 +566,8 @@ absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out) {
         << absl::StrJoin(live, ", ") << "); starting what is not running: "
         << absl::StrJoin(names, ", ") << "\n";
   }
-  RETURN_IF_ERROR(WriteServiceConfigs(options.data_dir, plan));
+  RETURN_IF_ERROR(
+      WriteServiceConfigs(options.data_dir, options.config_dir, plan));
 
   std::vector<std::string> started_names;
   const auto roll_back = [&](const absl::Status& status) {

@@ -54,6 +54,11 @@ namespace mmapzero::cli {
 struct LocalClusterOptions {
   std::string data_dir;
   std::string bin_dir;  // where mmapzero-<role> binaries are
+  // A folder of service config files (<role>.json, as in
+  // deploy/k8s/base/config) used instead of the built-in ones for the
+  // roles it has a file for; "" for the built-in ones. Written into
+  // <data dir>/config at this `up`: give it again at every `up`.
+  std::string config_dir;
   int actors = 1;
   int reanalysers = 1;
   int learner_jobs = 1;     // jobs the learner trains at once (its --capacity)

@@ -4,12 +4,13 @@
 // later `mmapctl submit` finds the coordinator by itself).
 //   local up [--actors 1] [--reanalyse 1] [--learner-jobs 1]
 //            [--only coordinator,replay,...]
-//            [--bin-dir DIR] [--wait 60s] [--prometheus]
+//            [--bin-dir DIR] [--config-dir DIR] [--wait 60s] [--prometheus]
 //   local down [--stop-timeout 10s]
 //   local status [--json]
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -33,7 +34,8 @@ constexpr char kUsage[] =
     "local up|down|status [--data-dir DIR] [--actors N] [--reanalyse N] "
     "[--learner-jobs N] "
     "[--only coordinator,replay,learner,actor,reanalyse] [--bin-dir DIR] "
-    "[--wait 60s] [--stop-timeout 10s] [--prometheus] [--json]";
+    "[--config-dir DIR] [--wait 60s] [--stop-timeout 10s] [--prometheus] "
+    "[--json]";
 constexpr int kMaxWorkers = 64;
 
 absl::StatusOr<int> GetCount(const CommandLine& line, const std::string& flag,
@@ -87,6 +89,14 @@ absl::StatusOr<LocalClusterOptions> OptionsFrom(const CommandLine& line) {
     options.bin_dir = line.GetString("bin-dir", "");
   } else {
     ASSIGN_OR_RETURN(options.bin_dir, ExecutableDir());
+  }
+  if (line.Has("config-dir")) {
+    options.config_dir = line.GetString("config-dir", "");
+    std::error_code error;
+    if (!std::filesystem::is_directory(options.config_dir, error)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--config-dir: '", options.config_dir, "' is not a folder"));
+    }
   }
   if (line.Has("wait")) {
     ASSIGN_OR_RETURN(options.start_timeout,
@@ -168,12 +178,12 @@ absl::Status PrintStatus(const std::string& data_dir, bool json) {
 }  // namespace
 
 absl::Status RunLocal(const Args& args) {
-  ASSIGN_OR_RETURN(
-      const CommandLine line,
-      CommandLine::Parse(args,
-                         {"data-dir", "actors", "reanalyse", "learner-jobs",
-                          "only", "bin-dir", "wait", "stop-timeout"},
-                         {"json", "prometheus"}));
+  ASSIGN_OR_RETURN(const CommandLine line,
+                   CommandLine::Parse(args,
+                                      {"data-dir", "actors", "reanalyse",
+                                       "learner-jobs", "only", "bin-dir",
+                                       "config-dir", "wait", "stop-timeout"},
+                                      {"json", "prometheus"}));
   RETURN_IF_ERROR(line.ExpectPositional(1, kUsage));
   const std::string& action = line.positional()[0];
   ASSIGN_OR_RETURN(const LocalClusterOptions options, OptionsFrom(line));

@@ -45,6 +45,9 @@ void PrintStatus(const v1::JobStatus& job, std::ostream& out) {
   if (!job.owner().empty()) row("owner", job.owner());
   row("state", rpc::JobStateName(job.state()));
   if (!job.error().empty()) row("error", job.error());
+  if (!job.checkpoint_fallback().empty()) {
+    row("checkpoint fallback", job.checkpoint_fallback());
+  }
   row("workload",
       absl::StrCat(job.workload_name(), " (", job.num_buffers(), " buffers)"));
   row("config", job.preset().empty() ? "(from file)" : job.preset());

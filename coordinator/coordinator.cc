@@ -221,6 +221,7 @@ absl::StatusOr<v1::JobStatus> Coordinator::StatusLocked(const JobRecord& job) {
   status.set_created_unix_ms(job.created_ms);
   status.set_started_unix_ms(job.started_ms);
   status.set_finished_unix_ms(job.finished_ms);
+  status.set_checkpoint_fallback(job.checkpoint_fallback);
   status.set_learner_step(job.learner_report.learner_step());
   status.set_parameter_version(job.learner_report.parameter_version());
   *status.mutable_losses() = job.learner_report.losses();
@@ -662,6 +663,33 @@ absl::StatusOr<v1::GetBestSolutionResponse> Coordinator::GetBestSolution(
   return response;
 }
 
+absl::StatusOr<v1::JobDetails> Coordinator::GetJobDetails(
+    const v1::GetJobDetailsRequest& request, const Caller& caller) {
+  ASSIGN_OR_RETURN(const int64_t id, ParseJobId("job_id", request.job_id()));
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  ASSIGN_OR_RETURN(const JobRecord job,
+                   OwnedJobLocked(id, caller, "GetJobDetails"));
+  ASSIGN_OR_RETURN(const std::vector<JobSample> samples,
+                   store_->JobSamplesOf(id));
+  v1::JobDetails details;
+  ASSIGN_OR_RETURN(*details.mutable_job(), StatusLocked(job));
+  *details.mutable_config() = job.config;
+  ASSIGN_OR_RETURN(const std::shared_ptr<const Workload> workload,
+                   WorkloadLocked(id));
+  *details.mutable_workload() = *workload;
+  for (const JobSample& sample : samples) {
+    v1::JobHistorySample& out = *details.add_history();
+    out.set_unix_ms(sample.unix_ms);
+    out.set_best_normalised_return(sample.best_normalised_return);
+    out.set_best_latency_us(sample.best_latency_us);
+    out.set_learner_step(sample.learner_step);
+    out.set_games(sample.games);
+    out.set_moves(sample.moves);
+  }
+  return details;
+}
+
 namespace {
 
 absl::Status CheckAddedWallSeconds(int64_t seconds) {
@@ -794,7 +822,8 @@ absl::StatusOr<v1::DeleteJobResponse> Coordinator::DeleteJob(
 
 absl::StatusOr<v1::DeleteJobResponse> Coordinator::RemoveEndedJobLocked(
     int64_t id) {
-  ASSIGN_OR_RETURN(const JobStore::DeletedJob deleted, store_->DeleteJob(id));
+  ASSIGN_OR_RETURN(const JobStore::DeletedJob deleted,
+                   store_->DeleteJob(id, NowMs()));
   workloads_.erase(id);
   serialized_workloads_.erase(id);
   ended_learners_.erase(id);
@@ -805,7 +834,9 @@ absl::StatusOr<v1::DeleteJobResponse> Coordinator::RemoveEndedJobLocked(
   response.set_freed_bytes(deleted.workload_bytes + deleted.best_bytes +
                            deleted.network_bytes);
   response.set_freed(absl::StrFormat(
-      "workload %d bytes, best solution %d bytes, %d networks %d bytes",
+      "workload %d bytes, best solution %d bytes, %d networks %d bytes; "
+      "its learner checkpoints and replay table go from the workers' disks "
+      "within a minute",
       deleted.workload_bytes, deleted.best_bytes, deleted.networks,
       deleted.network_bytes));
   return response;

@@ -191,7 +191,16 @@ class Coordinator {
       const v1::ResumeJobRequest& request, const Caller& caller = {})
       ABSL_LOCKS_EXCLUDED(mu_);
 
-  // WorkerService.
+  // A job of the caller's with its workload, training configuration and
+  // history as the database keeps it (job_history.h), in any state:
+  // `mmapctl archive` keeps them.
+  absl::StatusOr<v1::JobDetails> GetJobDetails(
+      const v1::GetJobDetailsRequest& request, const Caller& caller = {})
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+  // WorkerService. Register answers the worker's secret
+  // (common/security/worker_secret.h); the other calls that name a worker
+  // id check it first (CheckWorkerSecret) where callers are authenticated.
   absl::StatusOr<v1::RegisterResponse> Register(
       const v1::RegisterRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<v1::HeartbeatResponse> Heartbeat(
@@ -202,6 +211,13 @@ class Coordinator {
   absl::StatusOr<v1::ReportSolutionResponse> ReportSolution(
       const v1::ReportSolutionRequest& request, const Caller& caller = {})
       ABSL_LOCKS_EXCLUDED(mu_);
+  // OK for a caller that owns everything (an admin, or nobody
+  // authenticated) or whose `secret` proves `worker_id`; InvalidArgument
+  // for a malformed id; PermissionDenied, logged as refused with `method`,
+  // otherwise.
+  absl::Status CheckWorkerSecret(const Caller& caller, absl::string_view method,
+                                 const std::string& worker_id,
+                                 const std::string& secret) const;
   // FetchWorkload's bytes: NotFound for an unknown worker or job,
   // PermissionDenied unless the worker holds a live lease on the job.
   absl::StatusOr<std::shared_ptr<const SerializedWorkload>> WorkloadForWorker(
@@ -410,7 +426,7 @@ class Coordinator {
   const CoordinatorOptions options_;
   // Signs the lease tickets of assignments (lease_ticket.h); kept in the
   // data directory (lease_key.h), set once in Open before any call.
-  std::string lease_key_;
+  std::string lease_key_;  // set by Open, then only read
   // audit.jsonl in the data directory (audit_log.h); set once in Open.
   std::unique_ptr<AuditLog> audit_;
   mutable absl::Mutex mu_;

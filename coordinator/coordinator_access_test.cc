@@ -204,6 +204,59 @@ TEST_F(CoordinatorAccessTest, EachRoleCallsOnlyItsOwnMethods) {
   EXPECT_TRUE(Register(admin).ok());
 }
 
+// Every worker shares the worker role, so a worker id proves nothing by
+// itself: a heartbeat, a workload fetch or a network fetch naming another
+// worker's id needs the secret its Register answered; the worker itself
+// (with it) and an admin pass.
+TEST_F(CoordinatorAccessTest, AWorkerCallsOnlyAsItself) {
+  Start(Identity("worker"));
+  const security::TransportSecurity worker = Identity("worker");
+  auto stub =
+      v1::WorkerService::NewStub(rpc::MakeClientChannel(address_, worker));
+  v1::RegisterRequest register_request;
+  register_request.set_role(v1::WORKER_ROLE_ACTOR);
+  register_request.set_capacity(1);
+  v1::RegisterResponse registered;
+  ASSERT_TRUE(
+      stub->Register(Deadlined().get(), register_request, &registered).ok());
+  ASSERT_EQ(registered.worker_secret().size(), 64u);
+
+  v1::HeartbeatRequest heartbeat;
+  heartbeat.set_worker_id(registered.worker_id());
+  v1::HeartbeatResponse answer;
+  for (const std::string secret : {std::string(), std::string(64, '0')}) {
+    heartbeat.set_worker_secret(secret);
+    // As for an unknown worker: a real one registers again.
+    const grpc::Status impostor =
+        stub->Heartbeat(Deadlined().get(), heartbeat, &answer);
+    EXPECT_EQ(impostor.error_code(), grpc::StatusCode::NOT_FOUND);
+    EXPECT_THAT(impostor.error_message(),
+                HasSubstr(absl::StrCat("no worker '", registered.worker_id(),
+                                       "' with this worker_secret")));
+    EXPECT_EQ(answer.assignments_size(), 0);
+  }
+  v1::FetchWorkloadRequest fetch;
+  fetch.set_worker_id(registered.worker_id());
+  fetch.set_job_id("job-000001");
+  std::unique_ptr<grpc::ClientContext> context = Deadlined();
+  v1::WorkloadChunk chunk;
+  auto reader = stub->FetchWorkload(context.get(), fetch);
+  while (reader->Read(&chunk)) {
+  }
+  const grpc::Status fetched = reader->Finish();
+  EXPECT_EQ(fetched.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(fetched.error_message(),
+              HasSubstr(absl::StrCat("worker_secret: missing for worker_id '",
+                                     registered.worker_id(), "'")));
+
+  heartbeat.set_worker_secret(registered.worker_secret());
+  EXPECT_TRUE(stub->Heartbeat(Deadlined().get(), heartbeat, &answer).ok());
+  heartbeat.clear_worker_secret();
+  auto as_admin = v1::WorkerService::NewStub(
+      rpc::MakeClientChannel(address_, Identity("admin")));
+  EXPECT_TRUE(as_admin->Heartbeat(Deadlined().get(), heartbeat, &answer).ok());
+}
+
 TEST_F(CoordinatorAccessTest, AClientSeesAndCancelsOnlyItsOwnJobs) {
   // A second client identity, as `mmapctl certs --client bob` issues it.
   ASSERT_TRUE(

@@ -644,11 +644,64 @@ TEST_F(CoordinatorServerTest, DashboardHistorySurvivesARestart) {
         << i;
   }
 
+  // The same series through JobService, with the job's settings and
+  // workload (what `mmapctl archive` keeps).
+  v1::GetJobDetailsRequest details_request;
+  details_request.set_job_id(id);
+  v1::JobDetails details;
+  const grpc::Status got =
+      jobs_->GetJobDetails(Deadlined().get(), details_request, &details);
+  ASSERT_TRUE(got.ok()) << got.error_message();
+  EXPECT_EQ(details.job().state(), v1::JOB_STATE_CANCELLED);
+  EXPECT_EQ(details.config().preset(), "cpu");
+  EXPECT_TRUE(MessageDifferencer::Equals(details.workload(), workload_));
+  ASSERT_EQ(details.history_size(), static_cast<int>(recorded.size()));
+  for (size_t i = 0; i < recorded.size(); ++i) {
+    EXPECT_EQ(details.history(static_cast<int>(i)).unix_ms(),
+              recorded[i].unix_ms)
+        << i;
+  }
+
   v1::DeleteJobRequest remove;
   remove.set_job_id(id);
   v1::DeleteJobResponse removed;
   ASSERT_TRUE(jobs_->DeleteJob(Deadlined().get(), remove, &removed).ok());
   EXPECT_FALSE(server_->coordinator().StoredHistory()->contains(id));
+}
+
+// A worker that found the job's checkpoint damaged says so in its
+// counters; the job's status keeps the latest such report, with who made
+// it, across a restart and after the worker stops mentioning it.
+TEST_F(CoordinatorServerTest, ACheckpointFallbackShowsInTheJobsStatus) {
+  const std::string id = Submit();
+  const std::string replay = Register(v1::WORKER_ROLE_REPLAY, "r:1");
+  v1::JobCounters counters;
+  counters.set_job_id(id);
+  counters.set_checkpoint_fallback(
+      "replay table checkpoint t.mzr damaged (checksum), set aside; loaded "
+      "the previous one");
+  Heartbeat(replay, {counters});
+  v1::JobStatus job;
+  ASSERT_TRUE(GetJob(id, &job).ok());
+  EXPECT_EQ(
+      job.checkpoint_fallback(),
+      absl::StrCat("replay ", replay, ": ", counters.checkpoint_fallback()));
+  counters.clear_checkpoint_fallback();
+  Heartbeat(replay, {counters});
+  RestartServer();
+  ASSERT_TRUE(GetJob(id, &job).ok());
+  EXPECT_THAT(job.checkpoint_fallback(), HasSubstr("loaded the previous one"));
+  // Bounded like every heartbeat text.
+  counters.set_checkpoint_fallback(std::string(5000, 'x'));
+  v1::HeartbeatRequest request;
+  request.set_worker_id(replay);
+  *request.add_jobs() = counters;
+  v1::HeartbeatResponse response;
+  const grpc::Status refused =
+      workers_->Heartbeat(Deadlined().get(), request, &response);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(refused.error_message(),
+              HasSubstr("jobs[0].checkpoint_fallback: at most 4096 bytes"));
 }
 
 TEST_F(CoordinatorServerTest, UnknownJobIdIsNotFound) {

@@ -10,6 +10,8 @@
 #include "common/rpc/enum_names.h"
 #include "common/rpc/writer_lease.h"
 #include "common/security/lease_ticket.h"
+#include "common/security/worker_secret.h"
+#include "common/service/log_line.h"
 #include "common/validate/faster_solution.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/ids.h"
@@ -49,11 +51,31 @@ absl::StatusOr<v1::RegisterResponse> Coordinator::Register(
   response.set_heartbeat_interval_ms(
       absl::ToInt64Milliseconds(options_.heartbeat_interval));
   response.set_lease_ttl_ms(absl::ToInt64Milliseconds(options_.lease_ttl));
+  response.set_worker_secret(
+      security::WorkerSecret(lease_key_, response.worker_id()));
   // The replay server checks its writers' tickets itself.
   if (worker.role == v1::WORKER_ROLE_REPLAY) {
     response.set_lease_key(lease_key_);
   }
   return response;
+}
+
+absl::Status Coordinator::CheckWorkerSecret(const Caller& caller,
+                                            absl::string_view method,
+                                            const std::string& worker_id,
+                                            const std::string& secret) const {
+  RETURN_IF_ERROR(ParseWorkerId("worker_id", worker_id).status());
+  if (caller.OwnsEverything()) return absl::OkStatus();
+  absl::Status checked =
+      security::CheckWorkerSecret(lease_key_, worker_id, secret);
+  if (!checked.ok()) {
+    service::LogLine("warning", "refused",
+                     {{"method", std::string(method)},
+                      {"caller", caller.identity},
+                      {"worker", worker_id},
+                      {"reason", std::string(checked.message())}});
+  }
+  return checked;
 }
 
 absl::Status Coordinator::ApplyCountersLocked(
@@ -74,6 +96,21 @@ absl::Status Coordinator::ApplyCountersLocked(
       WorkCounters{counters.games(), counters.moves(), counters.simulations(),
                    counters.reanalysed()}));
   NoteChangeLocked(*id);
+  if (!counters.checkpoint_fallback().empty()) {
+    // Kept on the job whoever holds it now; the same report again (every
+    // heartbeat repeats it) changes nothing.
+    const std::string fallback = absl::StrCat(
+        rpc::WorkerRoleName(worker.role), " ", FormatWorkerId(worker.id), ": ",
+        counters.checkpoint_fallback());
+    if (job->checkpoint_fallback != fallback) {
+      job->checkpoint_fallback = fallback;
+      service::LogLine("warning", "checkpoint_fallback_reported",
+                       {{"job", counters.job_id()},
+                        {"worker", FormatWorkerId(worker.id)},
+                        {"fallback", counters.checkpoint_fallback()}});
+      RETURN_IF_ERROR(store_->UpdateJob(*job));
+    }
+  }
   if (job->state != v1::JOB_STATE_RUNNING) return absl::OkStatus();
 
   ASSIGN_OR_RETURN(const std::vector<Lease> leases, store_->ListLeases());
@@ -256,6 +293,15 @@ absl::StatusOr<v1::HeartbeatResponse> Coordinator::Heartbeat(
             }
             ASSIGN_OR_RETURN(const std::vector<int64_t> jobs,
                              RenewLeasesLocked(*worker, excluded));
+            if (!request.stored_jobs().empty()) {
+              ASSIGN_OR_RETURN(
+                  const std::vector<v1::StoredJob> deleted,
+                  store_->DeletedAmong({request.stored_jobs().begin(),
+                                        request.stored_jobs().end()}));
+              for (const v1::StoredJob& job : deleted) {
+                *response.add_deleted_jobs() = job;
+              }
+            }
             for (const int64_t job_id : jobs) {
               const auto held = reported.find(job_id);
               ASSIGN_OR_RETURN(

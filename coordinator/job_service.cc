@@ -105,4 +105,11 @@ grpc::Status JobServiceImpl::ResumeJob(grpc::ServerContext* context,
                        observer_, *context, *request, response);
 }
 
+grpc::Status JobServiceImpl::GetJobDetails(
+    grpc::ServerContext* context, const v1::GetJobDetailsRequest* request,
+    v1::JobDetails* response) {
+  return ServeAsCaller("GetJobDetails", &Coordinator::GetJobDetails,
+                       coordinator_, observer_, *context, *request, response);
+}
+
 }  // namespace mmapzero::coordinator

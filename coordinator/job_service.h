@@ -47,6 +47,9 @@ class JobServiceImpl final : public v1::JobService::Service {
   grpc::Status ResumeJob(grpc::ServerContext* context,
                          const v1::ResumeJobRequest* request,
                          v1::ResumeJobResponse* response) override;
+  grpc::Status GetJobDetails(grpc::ServerContext* context,
+                             const v1::GetJobDetailsRequest* request,
+                             v1::JobDetails* response) override;
   grpc::Status GetBestSolution(grpc::ServerContext* context,
                                const v1::GetBestSolutionRequest* request,
                                v1::GetBestSolutionResponse* response) override;

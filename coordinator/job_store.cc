@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "coordinator/ids.h"
 
 namespace mmapzero::coordinator {
 namespace {
@@ -15,7 +16,8 @@ constexpr char kJobColumns[] =
     "workload_name, num_buffers, created_ms, started_ms, finished_ms, error, "
     "heuristic_normalised_return, learner_report, uid, learner_epoch, "
     "heuristic_latency_us, seed_stage_normalised_return, "
-    "seed_stage_latency_us, seed_stage_solver, initial_network, owner";
+    "seed_stage_latency_us, seed_stage_solver, initial_network, owner, "
+    "checkpoint_fallback";
 
 // The schema of version 1. Enum columns hold the proto enum numbers.
 std::string SchemaV1() {
@@ -160,6 +162,20 @@ constexpr char kSchemaV9Additions[] =
     "  moves INTEGER NOT NULL);"
     "CREATE INDEX job_samples_by_job ON job_samples (job_id, unix_ms);";
 
+// What version 10 added to version 9: a mark of each deleted job (by
+// delete or retention), its id and uid, so that workers holding state of
+// it on their own disks (learner checkpoints, replay tables) learn that it
+// may go (DeletedAmong; the mark outlives the job, a row is a few dozen
+// bytes); and each job's latest checkpoint fallback a worker reported
+// (JobStatus.checkpoint_fallback).
+constexpr char kSchemaV10Additions[] =
+    "CREATE TABLE deleted_jobs ("
+    "  id INTEGER PRIMARY KEY,"
+    "  uid TEXT NOT NULL,"
+    "  deleted_unix_ms INTEGER NOT NULL);"
+    "ALTER TABLE jobs ADD COLUMN checkpoint_fallback TEXT NOT NULL "
+    "DEFAULT '';";
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(
@@ -211,6 +227,7 @@ absl::Status JobStore::CreateOrCheckSchema() {
       RETURN_IF_ERROR(db_->Exec(kSchemaV7Additions));
       RETURN_IF_ERROR(db_->Exec(kSchemaV8Additions));
       RETURN_IF_ERROR(db_->Exec(kSchemaV9Additions));
+      RETURN_IF_ERROR(db_->Exec(kSchemaV10Additions));
       ASSIGN_OR_RETURN(
           Statement insert,
           db_->Prepare("INSERT INTO schema_version (version) VALUES (?)"));
@@ -220,7 +237,7 @@ absl::Status JobStore::CreateOrCheckSchema() {
                      db_->Prepare("SELECT version FROM schema_version"));
     ASSIGN_OR_RETURN(const bool row, version.Step());
     const int64_t found = row ? version.ColumnInt(0) : -1;
-    if (found >= 1 && found <= 8) {  // upgrade in place, in this transaction
+    if (found >= 1 && found <= 9) {  // upgrade in place, in this transaction
       if (found <= 1) RETURN_IF_ERROR(db_->Exec(kSchemaV2Additions));
       if (found <= 2) RETURN_IF_ERROR(db_->Exec(kSchemaV3Additions));
       if (found <= 3) RETURN_IF_ERROR(db_->Exec(kSchemaV4Additions));
@@ -228,7 +245,8 @@ absl::Status JobStore::CreateOrCheckSchema() {
       if (found <= 5) RETURN_IF_ERROR(db_->Exec(kSchemaV6Additions));
       if (found <= 6) RETURN_IF_ERROR(db_->Exec(kSchemaV7Additions));
       if (found <= 7) RETURN_IF_ERROR(db_->Exec(kSchemaV8Additions));
-      RETURN_IF_ERROR(db_->Exec(kSchemaV9Additions));
+      if (found <= 8) RETURN_IF_ERROR(db_->Exec(kSchemaV9Additions));
+      RETURN_IF_ERROR(db_->Exec(kSchemaV10Additions));
       return Write("UPDATE schema_version SET version = ?",
                    [](Statement& update) { update.Bind(1, kSchemaVersion); });
     }
@@ -266,7 +284,7 @@ absl::StatusOr<int64_t> JobStore::CreateJob(const JobRecord& job,
     RETURN_IF_ERROR(Write(
         absl::StrCat("INSERT INTO jobs (", kJobColumns,
                      ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                     "?, ?, ?, ?, ?, ?)"),
+                     "?, ?, ?, ?, ?, ?, ?)"),
         [&](Statement& insert) {
           insert.Bind(1, job.name)
               .Bind(2, static_cast<int64_t>(job.state))
@@ -288,7 +306,8 @@ absl::StatusOr<int64_t> JobStore::CreateJob(const JobRecord& job,
               .Bind(18, job.seed_stage_latency_us)
               .Bind(19, job.seed_stage_solver)
               .Bind(20, job.initial_network)
-              .Bind(21, job.owner);
+              .Bind(21, job.owner)
+              .Bind(22, job.checkpoint_fallback);
         }));
     id = db_->LastInsertRowId();
     RETURN_IF_ERROR(
@@ -362,6 +381,7 @@ absl::StatusOr<JobRecord> JobStore::GetJob(int64_t id) {
   job.seed_stage_solver = select.ColumnText(19);
   job.initial_network = select.ColumnText(20);
   job.owner = select.ColumnText(21);
+  job.checkpoint_fallback = select.ColumnText(22);
   return job;
 }
 
@@ -388,7 +408,7 @@ absl::Status JobStore::UpdateJob(const JobRecord& job) {
       "UPDATE jobs SET state = ?, started_ms = ?, finished_ms = ?, error = ?, "
       "learner_report = ?, heuristic_normalised_return = ?, "
       "heuristic_latency_us = ?, budget_wall_seconds = ?, "
-      "budget_learner_steps = ? WHERE id = ?",
+      "budget_learner_steps = ?, checkpoint_fallback = ? WHERE id = ?",
       [&](Statement& update) {
         update.Bind(1, static_cast<int64_t>(job.state))
             .Bind(2, job.started_ms)
@@ -399,7 +419,8 @@ absl::Status JobStore::UpdateJob(const JobRecord& job) {
             .Bind(7, job.heuristic_latency_us)
             .Bind(8, job.budget.wall_seconds())
             .Bind(9, job.budget.learner_steps())
-            .Bind(10, job.id);
+            .Bind(10, job.checkpoint_fallback)
+            .Bind(11, job.id);
       }));
   if (db_->Changes() == 0) {
     return absl::NotFoundError(absl::StrCat(path(), ": no job ", job.id));
@@ -577,7 +598,8 @@ absl::Status JobStore::DeleteJobLeases(int64_t job_id) {
                [&](Statement& erase) { erase.Bind(1, job_id); });
 }
 
-absl::StatusOr<JobStore::DeletedJob> JobStore::DeleteJob(int64_t job_id) {
+absl::StatusOr<JobStore::DeletedJob> JobStore::DeleteJob(int64_t job_id,
+                                                         int64_t now_ms) {
   DeletedJob deleted;
   // One blob size (and count) of the job's rows in `table`.
   auto measure = [&](absl::string_view table,
@@ -609,10 +631,30 @@ absl::StatusOr<JobStore::DeletedJob> JobStore::DeleteJob(int64_t job_id) {
           Write(absl::StrCat("DELETE FROM ", table, " WHERE job_id = ?"),
                 [&](Statement& erase) { erase.Bind(1, job_id); }));
     }
+    RETURN_IF_ERROR(Write(
+        "INSERT INTO deleted_jobs (id, uid, deleted_unix_ms) "
+        "SELECT id, uid, ? FROM jobs WHERE id = ?",
+        [&](Statement& insert) { insert.Bind(1, now_ms).Bind(2, job_id); }));
     return Write("DELETE FROM jobs WHERE id = ?",
                  [&](Statement& erase) { erase.Bind(1, job_id); });
   });
   if (!status.ok()) return status;
+  return deleted;
+}
+
+absl::StatusOr<std::vector<v1::StoredJob>> JobStore::DeletedAmong(
+    const std::vector<v1::StoredJob>& stored) {
+  std::vector<v1::StoredJob> deleted;
+  for (const v1::StoredJob& job : stored) {
+    const absl::StatusOr<int64_t> id = ParseJobId("job_id", job.job_id());
+    if (!id.ok()) continue;  // not a job of any coordinator
+    ASSIGN_OR_RETURN(
+        Statement select,
+        db_->Prepare("SELECT 1 FROM deleted_jobs WHERE id = ? AND uid = ?"));
+    select.Bind(1, *id).Bind(2, job.job_uid());
+    ASSIGN_OR_RETURN(const bool row, select.Step());
+    if (row) deleted.push_back(job);
+  }
   return deleted;
 }
 
@@ -704,13 +746,16 @@ absl::Status JobStore::ReplaceJobSamples(
   });
 }
 
-absl::StatusOr<std::map<int64_t, std::vector<JobSample>>>
-JobStore::ListJobSamples() {
-  ASSIGN_OR_RETURN(
-      Statement select,
-      db_->Prepare("SELECT job_id, unix_ms, best_normalised_return, "
-                   "best_latency_us, learner_step, games, moves "
-                   "FROM job_samples ORDER BY job_id, unix_ms, rowid"));
+namespace {
+
+constexpr char kSelectSamples[] =
+    "SELECT job_id, unix_ms, best_normalised_return, best_latency_us, "
+    "learner_step, games, moves FROM job_samples";
+
+// The rows of a kSelectSamples query, by job id, each series in the
+// query's order.
+absl::StatusOr<std::map<int64_t, std::vector<JobSample>>> ReadSamples(
+    Statement& select) {
   std::map<int64_t, std::vector<JobSample>> samples;
   while (true) {
     ASSIGN_OR_RETURN(const bool row, select.Step());
@@ -724,6 +769,26 @@ JobStore::ListJobSamples() {
          .moves = select.ColumnInt(6)});
   }
   return samples;
+}
+
+}  // namespace
+
+absl::StatusOr<std::map<int64_t, std::vector<JobSample>>>
+JobStore::ListJobSamples() {
+  ASSIGN_OR_RETURN(Statement select,
+                   db_->Prepare(absl::StrCat(
+                       kSelectSamples, " ORDER BY job_id, unix_ms, rowid")));
+  return ReadSamples(select);
+}
+
+absl::StatusOr<std::vector<JobSample>> JobStore::JobSamplesOf(int64_t job_id) {
+  ASSIGN_OR_RETURN(
+      Statement select,
+      db_->Prepare(absl::StrCat(kSelectSamples,
+                                " WHERE job_id = ? ORDER BY unix_ms, rowid")));
+  select.Bind(1, job_id);
+  ASSIGN_OR_RETURN(auto samples, ReadSamples(select));
+  return std::move(samples[job_id]);
 }
 
 absl::StatusOr<std::vector<Lease>> JobStore::DeleteExpiredLeases(

@@ -63,6 +63,9 @@ struct JobRecord {
   // without authentication, and for jobs stored before schema v8, which
   // are an admin's).
   std::string owner;
+  // The latest checkpoint fallback a worker reported (JobStatus
+  // .checkpoint_fallback; schema v10, "" before).
+  std::string checkpoint_fallback;
   // The learner lease holder's latest report (step, version, losses).
   v1::JobCounters learner_report;
   // How many times the learner lease was granted to a new holder: the
@@ -142,7 +145,7 @@ class JobStore {
   // counters; an older file is upgraded on open (its jobs keep an empty uid
   // and epoch 0 and belong to an admin, its leases acquired at 0, no
   // networks, their counters as last reported).
-  static constexpr int kSchemaVersion = 9;
+  static constexpr int kSchemaVersion = 10;
 
   // Opens <data_dir>/coordinator.db, creating the folder and the schema
   // when missing.
@@ -190,15 +193,22 @@ class JobStore {
   absl::StatusOr<int64_t> LiveCapacity(v1::WorkerRole role, int64_t since_ms);
 
   // Removes the job and every row of it (workload, best, leases,
-  // counters, submit key, networks) in one transaction, and says how many
-  // bytes of blobs went with it.
+  // counters, submit key, networks, history) in one transaction, leaves a
+  // mark of its id and uid deleted at `now_ms` (DeletedAmong), and says
+  // how many bytes of blobs went with it.
   struct DeletedJob {
     int64_t workload_bytes = 0;
     int64_t best_bytes = 0;
     int64_t networks = 0;
     int64_t network_bytes = 0;
   };
-  absl::StatusOr<DeletedJob> DeleteJob(int64_t job_id);
+  absl::StatusOr<DeletedJob> DeleteJob(int64_t job_id, int64_t now_ms);
+  // Those of `stored` (jobs whose state a worker keeps on its disk) that
+  // were deleted here: the same id and uid. A job of another database
+  // (another uid, or an id this one never gave) is not among them, so a
+  // coordinator started on a fresh database has workers remove nothing.
+  absl::StatusOr<std::vector<v1::StoredJob>> DeletedAmong(
+      const std::vector<v1::StoredJob>& stored);
 
   // What the jobs of one owner hold: how many are not yet finished
   // (seeding, queued or running), and the bytes of their workloads, bests
@@ -231,6 +241,8 @@ class JobStore {
   absl::Status ReplaceJobSamples(int64_t job_id,
                                  const std::vector<JobSample>& samples);
   absl::StatusOr<std::map<int64_t, std::vector<JobSample>>> ListJobSamples();
+  // One job's series, oldest first (empty for none).
+  absl::StatusOr<std::vector<JobSample>> JobSamplesOf(int64_t job_id);
   // Raises a job's learner_epoch by one and returns it (a new learner
   // lease holder).
   absl::StatusOr<int64_t> NextLearnerEpoch(int64_t job_id);

@@ -64,6 +64,9 @@ void ExecOnFile(const std::string& dir, const std::string& sql) {
 }
 
 // What schema versions 9, 8, 7, 6 and 5 added, taken away again.
+constexpr char kUndoVersion10[] =
+    "DROP TABLE deleted_jobs; ALTER TABLE jobs DROP COLUMN "
+    "checkpoint_fallback; ";
 constexpr char kUndoVersion9[] = "DROP TABLE job_samples; ";
 constexpr char kUndoVersion8[] =
     "ALTER TABLE jobs DROP COLUMN owner; "
@@ -347,6 +350,59 @@ TEST(JobStoreTest, CountersNeverGoDownWhenAWorkerCountsAgain) {
 // it grew.
 // Version 9 adds the dashboard's history; a version 8 file keeps its jobs
 // and starts with none.
+TEST(JobStoreTest, UpgradesAVersionNineFileThatHasDeletedNoJob) {
+  TestDir dir;
+  {
+    auto store = JobStore::Open(dir.path());
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE(
+        (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0).get()).ok());
+  }
+  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion10,
+                                      "UPDATE schema_version SET version = 9"));
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  const JobRecord job = *(*store)->GetJob(1);
+  v1::StoredJob stored;
+  stored.set_job_id("job-000001");
+  stored.set_job_uid(job.uid);
+  EXPECT_TRUE((*store)->DeletedAmong({stored})->empty());
+  ASSERT_TRUE((*store)->DeleteJob(1, /*now_ms=*/5).ok());
+  EXPECT_EQ((*store)->DeletedAmong({stored})->size(), 1u);
+}
+
+// A deleted job is named back by its id and uid only: not a job that still
+// exists, not the same id with another uid (another database's job), not
+// a malformed id.
+TEST(JobStoreTest, DeletedAmongNamesOnlyJobsDeletedHere) {
+  TestDir dir;
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  for (const std::string uid : {"0123abcd", "4567ef01"}) {
+    JobRecord job = SmallJob();
+    job.uid = uid;
+    ASSERT_TRUE((*store)->CreateJob(job, SmallWorkload(), Seed(0).get()).ok());
+  }
+  auto stored = [&](const std::string& id, const std::string& uid) {
+    v1::StoredJob job;
+    job.set_job_id(id);
+    job.set_job_uid(uid);
+    return job;
+  };
+  const std::string uid1 = (*store)->GetJob(1)->uid;
+  const std::string uid2 = (*store)->GetJob(2)->uid;
+  ASSERT_FALSE(uid1.empty());
+  ASSERT_TRUE((*store)->DeleteJob(1, /*now_ms=*/5).ok());
+  const auto deleted = (*store)->DeletedAmong(
+      {stored("job-000001", uid1), stored("job-000001", uid2),
+       stored("job-000002", uid2), stored("../x", ""),
+       stored("job-000003", "")});
+  ASSERT_TRUE(deleted.ok()) << deleted.status();
+  ASSERT_EQ(deleted->size(), 1u);
+  EXPECT_EQ((*deleted)[0].job_id(), "job-000001");
+  EXPECT_EQ((*deleted)[0].job_uid(), uid1);
+}
+
 TEST(JobStoreTest, UpgradesAVersionEightFileWithAnEmptyHistory) {
   TestDir dir;
   {
@@ -356,7 +412,7 @@ TEST(JobStoreTest, UpgradesAVersionEightFileWithAnEmptyHistory) {
         (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0).get()).ok());
     ASSERT_TRUE((*store)->AddJobSample(1, {.unix_ms = 5, .games = 7}).ok());
   }
-  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion9,
+  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion10, kUndoVersion9,
                                       "UPDATE schema_version SET version = 8"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
@@ -381,8 +437,9 @@ TEST(JobStoreTest, UpgradesAVersionSevenFileKeepingItsCounters) {
     worker = *(*store)->AddWorker(WorkerRecord{});
     ASSERT_TRUE((*store)->RecordCounters(1, worker, {40, 400, 4000, 4}).ok());
   }
-  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion9, kUndoVersion8,
-                                      "UPDATE schema_version SET version = 7"));
+  ExecOnFile(dir.path(),
+             absl::StrCat(kUndoVersion10, kUndoVersion9, kUndoVersion8,
+                          "UPDATE schema_version SET version = 7"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
   EXPECT_EQ((*store)->GetJob(1)->owner, "");
@@ -416,7 +473,8 @@ TEST(JobStoreTest, KeepsLatenciesAndUpgradesAVersionFourFile) {
     EXPECT_EQ((*store)->GetJob(id)->heuristic_latency_us, 800);
   }
   ExecOnFile(dir.path(),
-             absl::StrCat(kUndoVersion9, kUndoVersion8, kUndoVersion7, kUndoVersion6, kUndoVersion5,
+             absl::StrCat(kUndoVersion10, kUndoVersion9, kUndoVersion8,
+                          kUndoVersion7, kUndoVersion6, kUndoVersion5,
                           "UPDATE schema_version SET version = 4"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
@@ -454,8 +512,10 @@ TEST(JobStoreTest, KeepsTheSeedStageAndUpgradesAVersionFiveFile) {
     EXPECT_EQ(job->seed_stage_latency_us, 700.5);
     EXPECT_EQ(job->seed_stage_solver, "brkga");
   }
-  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion9, kUndoVersion8, kUndoVersion7, kUndoVersion6,
-                                      "UPDATE schema_version SET version = 5"));
+  ExecOnFile(
+      dir.path(),
+      absl::StrCat(kUndoVersion10, kUndoVersion9, kUndoVersion8, kUndoVersion7,
+                   kUndoVersion6, "UPDATE schema_version SET version = 5"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
   const absl::StatusOr<JobRecord> job = (*store)->GetJob(id);
@@ -515,7 +575,8 @@ TEST(JobStoreTest, KeepsNetworksAndUpgradesAVersionSixFile) {
     EXPECT_TRUE(*(*store)->DeleteNetwork("family-net"));
     EXPECT_FALSE(*(*store)->DeleteNetwork("family-net"));
   }
-  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion9, kUndoVersion8, kUndoVersion7,
+  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion10, kUndoVersion9,
+                                      kUndoVersion8, kUndoVersion7,
                                       "UPDATE schema_version SET version = 6"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
@@ -538,7 +599,8 @@ TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
         (*store)->PutLease({id, v1::WORKER_ROLE_ACTOR, worker, 5000, 1000}).ok());
   }
   ExecOnFile(dir.path(),
-             absl::StrCat(kUndoVersion9, kUndoVersion8, kUndoVersion7, kUndoVersion6, kUndoVersion5,
+             absl::StrCat(kUndoVersion10, kUndoVersion9, kUndoVersion8,
+                          kUndoVersion7, kUndoVersion6, kUndoVersion5,
                           "DROP TABLE submit_keys; "
                           "ALTER TABLE jobs DROP COLUMN uid; "
                           "ALTER TABLE jobs DROP COLUMN learner_epoch; "

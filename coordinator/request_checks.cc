@@ -180,11 +180,14 @@ absl::Status CheckHeartbeat(const v1::HeartbeatRequest& request) {
             prefix, "losses: a term name of ", term.size(), " bytes"));
       }
     }
-    if (c.job_id().size() > kMaxTextBytes ||
-        c.fatal_error().size() > kMaxTextBytes) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          prefix, c.job_id().size() > kMaxTextBytes ? "job_id" : "fatal_error",
-          ": at most ", kMaxTextBytes, " bytes"));
+    for (const auto& [field, text] :
+         {std::pair<const char*, const std::string*>{"job_id", &c.job_id()},
+          {"fatal_error", &c.fatal_error()},
+          {"checkpoint_fallback", &c.checkpoint_fallback()}}) {
+      if (text->size() > kMaxTextBytes) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(prefix, field, ": at most ", kMaxTextBytes, " bytes"));
+      }
     }
     for (const auto& [name, value] :
          {std::pair<const char*, int64_t>{"games", c.games()},
@@ -197,6 +200,21 @@ absl::Status CheckHeartbeat(const v1::HeartbeatRequest& request) {
           !status.ok()) {
         return status;
       }
+    }
+  }
+  if (request.stored_jobs_size() > worker::kMaxStoredJobsPerHeartbeat) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "stored_jobs: at most ", worker::kMaxStoredJobsPerHeartbeat,
+        " entries, got ", request.stored_jobs_size()));
+  }
+  for (int i = 0; i < request.stored_jobs_size(); ++i) {
+    const v1::StoredJob& job = request.stored_jobs(i);
+    if (job.job_id().size() > kMaxTextBytes ||
+        job.job_uid().size() > kMaxTextBytes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "stored_jobs[", i, "].",
+          job.job_id().size() > kMaxTextBytes ? "job_id" : "job_uid",
+          ": at most ", kMaxTextBytes, " bytes"));
     }
   }
   return absl::OkStatus();

@@ -1,6 +1,6 @@
-// The submission checks that need no server: a job's name is bounded and
-// printable, and a long workload name gives a default name cut at a
-// character boundary.
+// The request checks that need no server: a job's name is bounded and
+// printable, a long workload name gives a default name cut at a character
+// boundary, and a heartbeat's list of stored jobs is bounded.
 #include "coordinator/request_checks.h"
 
 #include <string>
@@ -46,6 +46,23 @@ TEST(JobNameTest, ALongOrControlNameIsRefusedBeforeTheWorkload) {
   const absl::Status good =
       CheckSubmittedWorkload(Named(std::string(kMaxJobNameBytes, 'n'), "w"));
   EXPECT_THAT(good.message(), HasSubstr("workload."));
+}
+
+// A heartbeat lists at most 256 stored jobs, each with short names: every
+// entry costs the coordinator a lookup under its lock.
+TEST(HeartbeatCheckTest, StoredJobsAreBounded) {
+  v1::HeartbeatRequest request;
+  for (int i = 0; i < 256; ++i) request.add_stored_jobs()->set_job_id("job-1");
+  EXPECT_TRUE(CheckHeartbeat(request).ok());
+  request.add_stored_jobs()->set_job_id("job-1");
+  const absl::Status too_many = CheckHeartbeat(request);
+  EXPECT_EQ(too_many.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(too_many.message(),
+              HasSubstr("stored_jobs: at most 256 entries, got 257"));
+  request.clear_stored_jobs();
+  request.add_stored_jobs()->set_job_uid(std::string(5000, 'a'));
+  EXPECT_THAT(CheckHeartbeat(request).message(),
+              HasSubstr("stored_jobs[0].job_uid: at most 4096 bytes"));
 }
 
 }  // namespace

@@ -24,7 +24,23 @@ grpc::Status WorkerServiceImpl::Heartbeat(grpc::ServerContext* context,
                                           v1::HeartbeatResponse* response) {
   return ServeUnary(
       "Heartbeat", *context, observer_,
-      [&] { return coordinator_->Heartbeat(*request); }, response);
+      [&]() -> absl::StatusOr<v1::HeartbeatResponse> {
+        ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
+        const absl::Status proven = coordinator_->CheckWorkerSecret(
+            caller, "Heartbeat", request->worker_id(),
+            request->worker_secret());
+        if (absl::IsPermissionDenied(proven)) {
+          // Answered as for a worker it does not know: a worker of a
+          // coordinator that lost its data (another key, ids given again)
+          // registers afresh, and an impostor learns nothing either way.
+          return absl::NotFoundError(
+              absl::StrCat("worker_id: no worker '", request->worker_id(),
+                           "' with this worker_secret; register again"));
+        }
+        RETURN_IF_ERROR(proven);
+        return coordinator_->Heartbeat(*request);
+      },
+      response);
 }
 
 grpc::Status WorkerServiceImpl::ReportSolution(
@@ -44,6 +60,10 @@ grpc::Status WorkerServiceImpl::FetchWorkload(
     grpc::ServerWriter<v1::WorkloadChunk>* writer) {
   return rpc::ServeStream(
       "FetchWorkload", *context, observer_, [&]() -> absl::Status {
+        ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
+        RETURN_IF_ERROR(coordinator_->CheckWorkerSecret(
+            caller, "FetchWorkload", request->worker_id(),
+            request->worker_secret()));
         ASSIGN_OR_RETURN(const int64_t chunk_bytes,
                          rpc::ChunkBytesOf(request->max_chunk_bytes(),
                                            kDefaultWorkloadChunkBytes,
@@ -68,6 +88,10 @@ grpc::Status WorkerServiceImpl::FetchJobNetwork(
     grpc::ServerWriter<v1::NetworkChunk>* writer) {
   return rpc::ServeStream(
       "FetchJobNetwork", *context, observer_, [&]() -> absl::Status {
+        ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
+        RETURN_IF_ERROR(coordinator_->CheckWorkerSecret(
+            caller, "FetchJobNetwork", request->worker_id(),
+            request->worker_secret()));
         ASSIGN_OR_RETURN(const std::shared_ptr<const NetworkBytes> network,
                          coordinator_->StartNetworkForWorker(
                              request->worker_id(), request->job_id()));
@@ -84,6 +108,10 @@ grpc::Status WorkerServiceImpl::ReportJobNetwork(
       "ReportJobNetwork", *context, observer_, [&]() -> absl::Status {
         v1::ReportJobNetworkRequest first;
         ASSIGN_OR_RETURN(std::string bytes, ReadNetworkChunks(reader, &first));
+        ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
+        RETURN_IF_ERROR(coordinator_->CheckWorkerSecret(
+            caller, "ReportJobNetwork", first.worker_id(),
+            first.worker_secret()));
         ASSIGN_OR_RETURN(*response, coordinator_->ReportJobNetwork(
                                         first.worker_id(), first.job_id(),
                                         first.learner_step(), std::move(bytes)));

@@ -79,6 +79,8 @@ bool WriteSeeds(const std::string& dir) {
   v1::ResumeJobRequest resume;
   resume.set_job_id("job-000001");
   resume.set_wall_seconds(60);
+  v1::GetJobDetailsRequest details;
+  details.set_job_id("job-000001");
 
   v1::RegisterRequest actor;
   actor.set_role(v1::WORKER_ROLE_ACTOR);
@@ -161,6 +163,7 @@ bool WriteSeeds(const std::string& dir) {
                             {"JobService.ResumeJob", {Bytes(resume)}},
                             {"JobService.ExtendJob", {Bytes(extend)}},
                             {"JobService.CancelJob", {Bytes(cancel)}},
+                            {"JobService.GetJobDetails", {Bytes(details)}},
                             {"JobService.DeleteJob", {Bytes(remove)}}})) &&
          fuzz::WriteSeed(
              dir, "actor.seed",

@@ -5,11 +5,15 @@
 #include <filesystem>
 #include <mutex>
 #include <stop_token>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "common/base/lease_fence.h"
+#include "common/base/set_aside.h"
 #include "common/base/status_macros.h"
 #include "common/features/config_presets.h"
 #include "common/metrics/health_checks.h"
@@ -285,6 +289,34 @@ absl::StatusOr<int64_t> LearnerJob::BuildLearner() {
   int64_t written_epoch = 0;
   const absl::Status loaded = learner_->Load(
       o.checkpoint_dir, /*replay=*/nullptr, &note, &written_epoch);
+  if (absl::IsDataLoss(loaded)) {
+    // No good copy left (the newest and the previous damaged): both are
+    // set aside, never deleted, and the job's learner starts afresh from
+    // its starting network, rebuilt since a failed load may have filled
+    // part of it. The job keeps its best; a checkpoint of another size or
+    // config (InvalidArgument) is still refused below.
+    std::vector<std::string> aside;
+    for (const std::string& path :
+         {o.checkpoint_dir, o.checkpoint_dir + ".old"}) {
+      const absl::StatusOr<std::string> moved = SetAsideDamaged(path);
+      if (!moved.ok()) {
+        return absl::Status(moved.status().code(),
+                            absl::StrCat(what, ": ", moved.status().message()));
+      }
+      if (!moved->empty()) aside.push_back(*moved);
+    }
+    LogLine("error", "checkpoint_damaged",
+            {{"job", o.job_id},
+             {"moved_to", absl::StrJoin(aside, ",")},
+             {"message", std::string(loaded.message())}});
+    ASSIGN_OR_RETURN(const int64_t fresh, BuildLearner());
+    checkpoint_fallback_ = absl::StrCat(
+        "no good learner checkpoint (", loaded.message(), "); set aside as ",
+        absl::StrJoin(aside, ", "),
+        "; the learner started afresh from the job's starting network");
+    if (metrics_ != nullptr) metrics_->OnCheckpointFallback(o.job_id);
+    return fresh;
+  }
   if (!loaded.ok()) {
     return absl::Status(loaded.code(),
                         absl::StrCat(what, ": cannot resume from ",
@@ -299,6 +331,8 @@ absl::StatusOr<int64_t> LearnerJob::BuildLearner() {
   if (!note.empty()) {
     LogLine("warning", "checkpoint_fallback",
             {{"job", o.job_id}, {"reason", note}});
+    checkpoint_fallback_ = note;
+    if (metrics_ != nullptr) metrics_->OnCheckpointFallback(o.job_id);
   }
   resumed_step_ = learner_->step();
   return resumed_step_;
@@ -368,6 +402,7 @@ LearnerProgress LearnerJob::progress() const {
   LearnerProgress progress;
   static_cast<training::TrainingProgress&>(progress) = loop_->progress();
   progress.resumed_step = resumed_step_;
+  progress.checkpoint_fallback = checkpoint_fallback_;
   const Ended ended = ended_.Get();
   progress.fatal_error = ended.fatal_error;
   if (ended.ended) progress.stopped = true;

@@ -131,6 +131,7 @@ class LearnerJob {
   std::unique_ptr<Observer> observer_;
   std::unique_ptr<training::TrainingLoop> loop_;
   int64_t resumed_step_ = 0;
+  std::string checkpoint_fallback_;  // LearnerProgress's, set at the start
   // The network it started from (initial_network.h): a path, "default" or
   // "none"; a resumed checkpoint replaced it.
   std::string initial_network_;

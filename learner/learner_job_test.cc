@@ -363,6 +363,55 @@ TEST(LearnerJobTest, TrainsToTheBudgetAndResumesAtTheSameStep) {
       torch::equal(final_network->parameters()[0], saved->parameters()[0]));
 }
 
+// A newest checkpoint damaged: the job resumes from the previous one and
+// says so; both damaged: both are set aside (not deleted) and it starts
+// afresh instead of failing for good. Either way the progress carries the
+// fallback, which the job's status shows.
+TEST(LearnerJobTest, DamagedCheckpointsFallBackOrStartAfresh) {
+  model::SetComputeThreads(1);
+  const std::string dir = FreshDir("learner_job_damaged");
+  std::filesystem::remove_all(dir + ".damaged-1");
+  std::filesystem::remove_all(dir + ".damaged-2");
+  std::filesystem::remove_all(dir + ".old.damaged-1");
+  worker::ParameterStore service;
+  auto train = [&](int64_t steps) {
+    auto job = LearnerJob::Start(Options(dir, steps),
+                                 std::make_unique<FakeSource>(SmallConfig()),
+                                 &service, nullptr);
+    ASSERT_TRUE(job.ok()) << job.status();
+    ASSERT_TRUE((*job)->AwaitStopped(absl::Seconds(60)));
+  };
+  train(7);  // checkpoints at 5 (now the previous one) and 7
+  const auto tear = [](const std::string& file) {
+    std::filesystem::resize_file(file, std::filesystem::file_size(file) / 2);
+  };
+  tear(dir + "/network.pt");
+  {
+    auto job = LearnerJob::Start(Options(dir, 7),
+                                 std::make_unique<FakeSource>(SmallConfig()),
+                                 &service, nullptr);
+    ASSERT_TRUE(job.ok()) << job.status();
+    EXPECT_EQ((*job)->progress().resumed_step, 5);
+    EXPECT_THAT((*job)->progress().checkpoint_fallback,
+                HasSubstr("resumed from the previous checkpoint"));
+    ASSERT_TRUE((*job)->AwaitStopped(absl::Seconds(60)));
+  }
+  // Now 7 is the newest again and 5 the previous one: tear both.
+  tear(dir + "/network.pt");
+  tear(dir + ".old/network.pt");
+  auto job = LearnerJob::Start(Options(dir, 2),
+                               std::make_unique<FakeSource>(SmallConfig()),
+                               &service, nullptr);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ((*job)->progress().resumed_step, 0);
+  EXPECT_THAT((*job)->progress().checkpoint_fallback,
+              HasSubstr("started afresh"));
+  EXPECT_TRUE(std::filesystem::exists(dir + ".damaged-2"));
+  EXPECT_TRUE(std::filesystem::exists(dir + ".old.damaged-1"));
+  ASSERT_TRUE((*job)->AwaitStopped(absl::Seconds(60)));
+  EXPECT_EQ(StepLine(dir), "step 2\n");
+}
+
 // What actors fetch is the network the learner trained: the last snapshot
 // over a loopback ParameterService equals the final checkpoint's network.
 TEST(LearnerJobTest, PublishedSnapshotIsTheTrainedNetwork) {

@@ -49,6 +49,13 @@ absl::StatusOr<std::unique_ptr<LearnerMetrics>> LearnerMetrics::Start(
                          .Name("mmapzero_learner_checkpoints_total")
                          .Help("Checkpoints written")
                          .Register(r);
+  m->checkpoint_fallbacks_ =
+      &prometheus::BuildCounter()
+           .Name("mmapzero_learner_checkpoint_fallbacks_total")
+           .Help(
+               "Job starts whose newest checkpoint was damaged and set "
+               "aside, resuming from an older one or afresh")
+           .Register(r);
   m->batch_wait_ = &prometheus::BuildHistogram()
                         .Name("mmapzero_learner_batch_wait_seconds")
                         .Help("Time a training step waited for its batch")
@@ -102,6 +109,10 @@ void LearnerMetrics::OnPublish(const std::string& job, int64_t version) {
 
 void LearnerMetrics::OnCheckpoint(const std::string& job) {
   checkpoints_->Add({{"job", job}}).Increment();
+}
+
+void LearnerMetrics::OnCheckpointFallback(const std::string& job) {
+  checkpoint_fallbacks_->Add({{"job", job}}).Increment();
 }
 
 void LearnerMetrics::OnRpc(absl::string_view method, absl::StatusCode code,

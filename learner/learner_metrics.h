@@ -42,6 +42,8 @@ class LearnerMetrics final : public rpc::RpcObserver {
               absl::Duration batch_wait);
   void OnPublish(const std::string& job, int64_t version);
   void OnCheckpoint(const std::string& job);
+  // The job's newest checkpoint was damaged and set aside at its start.
+  void OnCheckpointFallback(const std::string& job);
   void OnRpc(absl::string_view method, absl::StatusCode code,
              absl::Duration latency) override;
 
@@ -57,6 +59,7 @@ class LearnerMetrics final : public rpc::RpcObserver {
   prometheus::Family<prometheus::Gauge>* loss_ = nullptr;
   prometheus::Family<prometheus::Gauge>* version_ = nullptr;
   prometheus::Family<prometheus::Counter>* checkpoints_ = nullptr;
+  prometheus::Family<prometheus::Counter>* checkpoint_fallbacks_ = nullptr;
   prometheus::Family<prometheus::Histogram>* batch_wait_ = nullptr;
   prometheus::Family<prometheus::Gauge>* device_ = nullptr;
   metrics::RpcMetrics rpcs_;

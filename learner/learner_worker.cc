@@ -18,15 +18,6 @@
 
 namespace mmapzero::learner {
 
-std::string JobCheckpointDir(const std::string& data_dir,
-                             const v1::Assignment& assignment) {
-  std::string dir = absl::StrCat(data_dir, "/learner/", assignment.job_id());
-  if (!assignment.job_uid().empty()) {
-    absl::StrAppend(&dir, "-", assignment.job_uid());
-  }
-  return dir;
-}
-
 using service::LogLine;
 
 namespace {
@@ -80,12 +71,33 @@ absl::StatusOr<std::unique_ptr<LearnerWorker>> LearnerWorker::Start(
   worker->address_ = o.advertise.empty()
                          ? DialableAddress(o.listen, worker->port_)
                          : o.advertise;
-  ASSIGN_OR_RETURN(worker->session_, worker::WorkerSession::Start(
-                                         {.coordinator = o.coordinator,
-                                          .role = v1::WORKER_ROLE_LEARNER,
-                                          .address = worker->address_,
-                                          .capacity = o.capacity,
-                                          .name = o.name}));
+  // Checkpoint folders of deleted jobs go (checkpoint_folders.h). A job
+  // the coordinator deleted has ended and holds no lease, so none of them
+  // is trained here; a last save racing the removal leaves a folder that
+  // the next check removes.
+  worker::StoredJobState stored;
+  stored.list = [data_dir = o.data_dir] {
+    return ListCheckpointJobs(data_dir);
+  };
+  stored.remove = [data_dir = o.data_dir](const v1::StoredJob& job) {
+    const absl::StatusOr<int64_t> freed =
+        RemoveCheckpointFolders(data_dir, job);
+    LogLine(freed.ok() ? "info" : "warning", "checkpoints_removed",
+            {{"job", job.job_id()},
+             {"uid", job.job_uid()},
+             {freed.ok() ? "freed_bytes" : "error",
+              freed.ok() ? absl::StrCat(*freed) : freed.status().ToString()}});
+  };
+  stored.check_interval = o.stored_check_interval;
+  worker::WorkerSessionOptions session;
+  session.coordinator = o.coordinator;
+  session.role = v1::WORKER_ROLE_LEARNER;
+  session.address = worker->address_;
+  session.capacity = o.capacity;
+  session.name = o.name;
+  session.stored_jobs = std::move(stored);
+  ASSIGN_OR_RETURN(worker->session_,
+                   worker::WorkerSession::Start(std::move(session)));
   LearnerWorker* raw = worker.get();
   worker->supervisor_ = std::make_unique<worker::JobSupervisor>(
       worker->session_.get(), v1::WORKER_ROLE_LEARNER,

@@ -37,6 +37,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "learner/checkpoint_folders.h"  // JobCheckpointDir
 #include "learner/learner_metrics.h"
 #include "learner/learner_progress.h"
 #include "learner/parameter_service.h"
@@ -66,16 +67,12 @@ struct LearnerWorkerOptions {
   // auto (CUDA when LibTorch has it, else the CPU), cpu or cuda; resolved
   // by Start on the machine that runs it (training_device.h).
   std::string device = "cpu";
+  // How often the checkpoint folders are listed to the coordinator, those
+  // of deleted jobs to be removed (checkpoint_folders.h).
+  absl::Duration stored_check_interval = absl::Minutes(1);
 
   bool operator==(const LearnerWorkerOptions&) const = default;
 };
-
-// <data_dir>/learner/<job id>-<job uid>: the folder of one job's
-// checkpoints, named by its identity as well as its id, so that a job of a
-// coordinator started again on a new database (job ids from 1 again) never
-// resumes another job's network. <job id> alone for a job without a uid.
-std::string JobCheckpointDir(const std::string& data_dir,
-                             const v1::Assignment& assignment);
 
 // What Start checks before it starts anything: the required options and
 // their ranges, each error naming its flag. mmapzero-learner --check-flags

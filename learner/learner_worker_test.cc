@@ -161,8 +161,10 @@ class LearnerWorkerTest : public ::testing::Test {
     replay_session_ = *std::move(session);
   }
 
-  std::unique_ptr<LearnerWorker> StartLearner() {
+  std::unique_ptr<LearnerWorker> StartLearner(
+      absl::Duration stored_check_interval = absl::Minutes(1)) {
     LearnerWorkerOptions options;
+    options.stored_check_interval = stored_check_interval;
     options.coordinator = address_;
     options.listen = "127.0.0.1:0";
     options.data_dir = data_dir_.path();
@@ -281,6 +283,42 @@ TEST_F(LearnerWorkerTest, TrainsTheAssignedJobToItsBudget) {
            absl::StatusCode::kNotFound;
   }));
   EXPECT_EQ(CheckpointState(id), "step 6\n");
+}
+
+// A deleted job's checkpoints leave the learner's volume at its next
+// check; a folder of another coordinator's job (the same id, another uid)
+// stays.
+TEST_F(LearnerWorkerTest, RemovesTheCheckpointsOfADeletedJob) {
+  model::SetComputeThreads(1);
+  StartFakeReplay();
+  const std::string foreign =
+      data_dir_.path() + "/learner/job-000001-" + std::string(32, '0');
+  std::filesystem::create_directories(foreign);
+  std::unique_ptr<LearnerWorker> worker =
+      StartLearner(/*stored_check_interval=*/absl::Milliseconds(100));
+  ASSERT_NE(worker, nullptr);
+  const std::string id = Submit(/*learner_steps=*/2);
+  ASSERT_EQ(id, "job-000001");
+  ASSERT_TRUE(
+      Eventually([&] { return Job(id).state() == v1::JOB_STATE_DONE; }));
+  ASSERT_TRUE(Eventually([&] { return worker->Jobs().empty(); }));
+  absl::SleepFor(absl::Milliseconds(300));  // checks of a job not deleted
+  const std::vector<v1::StoredJob> before = ListCheckpointJobs(data_dir_.path());
+  ASSERT_EQ(before.size(), 2u);  // the job's own and the foreign one
+  EXPECT_NE(before[0].job_uid(), before[1].job_uid());
+
+  v1::DeleteJobRequest remove;
+  remove.set_job_id(id);
+  v1::DeleteJobResponse removed;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(5));
+  ASSERT_TRUE(jobs_->DeleteJob(&context, remove, &removed).ok());
+  ASSERT_TRUE(Eventually(
+      [&] { return ListCheckpointJobs(data_dir_.path()).size() == 1; }));
+  EXPECT_EQ(ListCheckpointJobs(data_dir_.path())[0].job_uid(),
+            std::string(32, '0'));
+  EXPECT_TRUE(std::filesystem::exists(foreign));
 }
 
 TEST_F(LearnerWorkerTest, ServesParametersAndResumesAfterATakeover) {

@@ -66,6 +66,8 @@ void SupervisedLearnerJob::Report() {
   counters.set_parameter_version(
       std::max<int64_t>(0, progress.parameter_version));
   counters.set_demonstrated_return(progress.demonstrations.best_offered);
+  counters.set_checkpoint_fallback(
+      progress.checkpoint_fallback.substr(0, worker::kMaxHeartbeatTextBytes));
   for (const auto& [term, value] : progress.losses) {
     (*counters.mutable_losses())[term] = value;
   }

@@ -150,6 +150,7 @@ TEST_F(ReplayLeaseIntegrationTest, OnlyTheLeaseHolderWritesToAJob) {
   EXPECT_TRUE(registered.lease_key().empty());  // only replay servers get it
   v1::HeartbeatRequest beat;
   beat.set_worker_id(registered.worker_id());
+  beat.set_worker_secret(registered.worker_secret());
   v1::HeartbeatResponse answer;
   ASSERT_TRUE(workers->Heartbeat(Deadlined().get(), beat, &answer).ok());
   ASSERT_EQ(answer.assignments_size(), 2);

@@ -59,12 +59,20 @@ absl::StatusOr<std::unique_ptr<ReplayServer>> ReplayServer::Start(
                            ? DialableAddress(options.listen, started.port)
                            : options.advertise;
   if (!options.coordinator.empty()) {
-    ASSIGN_OR_RETURN(server->session_, worker::WorkerSession::Start(
-                                           {.coordinator = options.coordinator,
-                                            .role = v1::WORKER_ROLE_REPLAY,
-                                            .address = server->advertise_,
-                                            .capacity = options.job_capacity,
-                                            .name = options.name}));
+    worker::WorkerSessionOptions session;
+    session.coordinator = options.coordinator;
+    session.role = v1::WORKER_ROLE_REPLAY;
+    session.address = server->advertise_;
+    session.capacity = options.job_capacity;
+    session.name = options.name;
+    ReplayTables* tables = server->tables_.get();
+    session.stored_jobs = {
+        .list = [tables] { return tables->UnassignedJobs(); },
+        .remove =
+            [tables](const v1::StoredJob& job) { tables->RetireDeleted(job); },
+        .check_interval = options.stored_check_interval};
+    ASSIGN_OR_RETURN(server->session_,
+                     worker::WorkerSession::Start(std::move(session)));
     server->key_session_.store(server->session_.get());
   }
   // /healthz: the tables' checkpoints are written (a full or failing disk
@@ -96,6 +104,9 @@ void ReplayServer::ApplyAssignments() {
   for (const v1::Assignment& assignment : assignments) {
     v1::JobCounters counters;  // "started on it": no more workload resends
     counters.set_job_id(assignment.job_id());
+    counters.set_checkpoint_fallback(
+        tables_->CheckpointFallback(assignment.job_id())
+            .substr(0, worker::kMaxHeartbeatTextBytes));
     session_->SetCounters(counters);
   }
 }

@@ -47,6 +47,10 @@ struct ReplayServerOptions {
   int job_capacity = 64;       // jobs this server takes from the coordinator
   std::string name;            // for humans, sent at registration
   absl::Duration checkpoint_interval = absl::Seconds(60);
+  // How often the tables of jobs not assigned are listed to the
+  // coordinator, those of deleted jobs to be dropped at once
+  // (ReplayTables::RetireDeleted) rather than after tables.retention.
+  absl::Duration stored_check_interval = absl::Minutes(1);
   int max_message_bytes = rpc::kMaxMessageBytes;
   ReplayTablesOptions tables;
 

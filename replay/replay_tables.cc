@@ -135,46 +135,90 @@ void ReplayTables::Rebalance() {
 
 int ReplayTables::RetireUnassigned(absl::Time now) {
   if (options_.retention <= absl::ZeroDuration()) return 0;
-  std::vector<std::string> retired;
+  int retired = 0;
   {
     absl::MutexLock checkpoint_lock(&checkpoint_mu_);
     absl::MutexLock lock(&mu_);
-    for (auto it = tables_.begin(); it != tables_.end();) {
-      const std::string job_id = it->first;
+    std::vector<std::string> expired;
+    for (const auto& [job_id, table] : tables_) {
       const auto last = last_assigned_.find(job_id);
       const bool keep = assigned_.contains(job_id) ||
                         (last != last_assigned_.end() &&
                          now - last->second < options_.retention);
-      if (keep) {
-        ++it;
-        continue;
-      }
-      tables_.erase(it++);
-      uids_.erase(job_id);
-      last_assigned_.erase(job_id);
-      saved_.erase(job_id);
-      if (!options_.data_dir.empty()) {
-        std::error_code error;
-        std::filesystem::remove_all(
-            std::filesystem::path(TablePath(job_id)).parent_path(), error);
-        if (error) {
-          LogLine("error", "table_retire_failed",
-                  {{"job", job_id}, {"message", error.message()}});
-        }
-      }
-      LogLine("info", "table_retired",
-              {{"job", job_id},
-               {"retention", absl::FormatDuration(options_.retention)}});
-      retired.push_back(job_id);
+      if (!keep) expired.push_back(job_id);
+    }
+    for (const std::string& job_id : expired) {
+      RetireLocked(job_id,
+                   {{"retention", absl::FormatDuration(options_.retention)}});
+      ++retired;
     }
   }
-  if (!retired.empty()) Rebalance();
-  return static_cast<int>(retired.size());
+  if (retired > 0) Rebalance();
+  return retired;
+}
+
+std::vector<v1::StoredJob> ReplayTables::UnassignedJobs() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<v1::StoredJob> jobs;
+  for (const auto& [job_id, table] : tables_) {
+    if (assigned_.contains(job_id)) continue;
+    v1::StoredJob& job = jobs.emplace_back();
+    job.set_job_id(job_id);
+    const auto uid = uids_.find(job_id);
+    if (uid != uids_.end()) job.set_job_uid(uid->second);
+  }
+  std::sort(jobs.begin(), jobs.end(),
+            [](const v1::StoredJob& a, const v1::StoredJob& b) {
+              return a.job_id() < b.job_id();
+            });
+  return jobs;
+}
+
+bool ReplayTables::RetireDeleted(const v1::StoredJob& job) {
+  {
+    absl::MutexLock checkpoint_lock(&checkpoint_mu_);
+    absl::MutexLock lock(&mu_);
+    const auto uid = uids_.find(job.job_id());
+    const std::string held = uid == uids_.end() ? "" : uid->second;
+    if (!tables_.contains(job.job_id()) || assigned_.contains(job.job_id()) ||
+        held != job.job_uid()) {
+      return false;
+    }
+    RetireLocked(job.job_id(), {{"reason", "job deleted"}});
+  }
+  Rebalance();
+  return true;
+}
+
+void ReplayTables::RetireLocked(const std::string& job_id,
+                                service::LogFields why) {
+  tables_.erase(job_id);
+  uids_.erase(job_id);
+  last_assigned_.erase(job_id);
+  saved_.erase(job_id);
+  fallbacks_.erase(job_id);
+  if (!options_.data_dir.empty()) {
+    std::error_code error;
+    std::filesystem::remove_all(
+        std::filesystem::path(TablePath(job_id)).parent_path(), error);
+    if (error) {
+      LogLine("error", "table_retire_failed",
+              {{"job", job_id}, {"message", error.message()}});
+    }
+  }
+  why.insert(why.begin(), {"job", job_id});
+  LogLine("info", "table_retired", why);
 }
 
 absl::StatusOr<std::pair<std::shared_ptr<ReplayTable>, std::string>>
 ReplayTables::LoadNewestGood(const std::string& job_id) {
   const std::string path = TablePath(job_id);
+  std::string damage;  // what was set aside, for the job's status
+  auto note_fallback = [&](absl::string_view then) {
+    if (damage.empty()) return;
+    absl::MutexLock lock(&mu_);
+    fallbacks_[job_id] = absl::StrCat(damage, "; ", then);
+  };
   for (const std::string& file : {path, PreviousTablePath(path)}) {
     absl::StatusOr<TableSnapshot> snapshot = LoadTable(file);
     if (absl::IsNotFound(snapshot.status())) continue;
@@ -192,6 +236,7 @@ ReplayTables::LoadNewestGood(const std::string& job_id) {
           std::filesystem::rename(file, path, error);
           LogLine("warning", "checkpoint_fallback",
                   {{"job", job_id}, {"path", file}});
+          note_fallback(absl::StrCat("loaded the previous one, ", file));
         }
         return std::make_pair(std::move(table), uid);
       }
@@ -203,9 +248,20 @@ ReplayTables::LoadNewestGood(const std::string& job_id) {
              {"path", file},
              {"moved_to", aside.ok() ? *aside : aside.status().ToString()},
              {"message", std::string(status.message())}});
+    if (damage.empty()) {
+      damage = absl::StrCat("replay table checkpoint ", file, " damaged (",
+                            status.message(), "), set aside");
+    }
   }
+  note_fallback("no good copy: the table starts empty");
   return absl::NotFoundError(
       absl::StrCat("no good checkpoint of job '", job_id, "'"));
+}
+
+std::string ReplayTables::CheckpointFallback(const std::string& job_id) const {
+  absl::MutexLock lock(&mu_);
+  const auto found = fallbacks_.find(job_id);
+  return found == fallbacks_.end() ? "" : found->second;
 }
 
 absl::StatusOr<int> ReplayTables::LoadAll() {

@@ -21,24 +21,26 @@
 // or records) is logged, counted (damaged_checkpoints()), set aside as
 // table.mzr.damaged-N (never over an earlier one) and the one before it,
 // table.mzr.old, is loaded instead; with both damaged the job starts on an
-// empty table. One bad table never keeps the server, or another job, down. A table knows the identity of its job
-// (Assignment.job_uid, kept in its checkpoint): when an assignment names
-// another identity for the same job id (a coordinator that started again
-// on a new database), the old table is set aside (its file renamed to
-// table.mzr.other-<uid>) and the job starts on an empty one.
+// empty table. One bad table never keeps the server, or another job, down. A
+// table knows the identity of its job (Assignment.job_uid, kept in its
+// checkpoint): when an assignment names another identity for the same job id (a
+// coordinator that started again on a new database), the old table is set aside
+// (its file renamed to table.mzr.other-<uid>) and the job starts on an empty
+// one.
 //
 // Bounds: at most `max_unassigned_tables` tables of jobs this server has
 // not been assigned (an insert for one more is refused RESOURCE_EXHAUSTED),
 // so any well-formed job id no longer makes a table; tables of jobs out of
 // the assignments (finished, moved to another server, never assigned) are
 // retired with their checkpoint folder `retention` after they were last
-// assigned (RetireUnassigned); and all tables' memory together stays under
-// `max_total_bytes`, each table's limit being its share. Thread-safe.
+// assigned (RetireUnassigned), or as soon as the coordinator says it
+// deleted their job (RetireDeleted); and all tables' memory together stays
+// under `max_total_bytes`, each table's limit being its share. Thread-safe.
 #ifndef MMAPZERO_REPLAY_REPLAY_TABLES_H_
 #define MMAPZERO_REPLAY_REPLAY_TABLES_H_
 
-#include <cstdint>
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -51,6 +53,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/rpc/message_limit.h"
+#include "common/service/log_line.h"
 #include "proto/replay.pb.h"
 #include "proto/worker.pb.h"
 #include "replay/replay_table.h"
@@ -115,6 +118,16 @@ class ReplayTables {
   int RetireUnassigned(absl::Time now = absl::Now())
       ABSL_LOCKS_EXCLUDED(mu_, checkpoint_mu_);
 
+  // The jobs whose tables this server holds and is not assigned now, by
+  // job id, each with the uid its table holds ("" unknown): what it asks
+  // the coordinator about (WorkerSession's StoredJobState).
+  std::vector<v1::StoredJob> UnassignedJobs() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Drops the table of a job the coordinator deleted, and its checkpoint
+  // folder, when this server holds it for that uid and is not assigned it;
+  // whether it did.
+  bool RetireDeleted(const v1::StoredJob& job)
+      ABSL_LOCKS_EXCLUDED(mu_, checkpoint_mu_);
+
   // Writes every table changed since its last checkpoint; the first error
   // (the others are still tried). OK without a data_dir.
   absl::Status CheckpointAll() ABSL_LOCKS_EXCLUDED(mu_, checkpoint_mu_);
@@ -123,6 +136,12 @@ class ReplayTables {
 
   // <data_dir>/replay/<job_id>/table.mzr
   std::string TablePath(const std::string& job_id) const;
+
+  // What LoadAll used instead of a job's damaged checkpoint (the previous
+  // one, or an empty table), for the job's status
+  // (JobCounters.checkpoint_fallback); "" when nothing was damaged.
+  std::string CheckpointFallback(const std::string& job_id) const
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // Checkpoint files found damaged (and set aside) since this server
   // started.
@@ -139,7 +158,11 @@ class ReplayTables {
   // table.mzr.old), each damaged one set aside and counted; NotFound when
   // there is none.
   absl::StatusOr<std::pair<std::shared_ptr<ReplayTable>, std::string>>
-  LoadNewestGood(const std::string& job_id);
+  LoadNewestGood(const std::string& job_id) ABSL_LOCKS_EXCLUDED(mu_);
+  // Drops `job_id`'s table and its checkpoint folder; logged as
+  // table_retired with `why`.
+  void RetireLocked(const std::string& job_id, service::LogFields why)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, checkpoint_mu_);
   // Gives every table its share of max_total_bytes (after the set of
   // tables changed).
   void Rebalance() ABSL_LOCKS_EXCLUDED(mu_);
@@ -155,6 +178,8 @@ class ReplayTables {
       ABSL_GUARDED_BY(mu_);
   // job -> the identity of the job whose games its table holds ("" unknown).
   absl::flat_hash_map<std::string, std::string> uids_ ABSL_GUARDED_BY(mu_);
+  // job -> CheckpointFallback().
+  absl::flat_hash_map<std::string, std::string> fallbacks_ ABSL_GUARDED_BY(mu_);
   // Jobs of the latest Assign, and when each table's job was last assigned
   // (or its table made or loaded).
   absl::flat_hash_set<std::string> assigned_ ABSL_GUARDED_BY(mu_);

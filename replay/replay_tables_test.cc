@@ -17,6 +17,7 @@ namespace mmapzero::replay {
 namespace {
 
 using coordinator::TestDir;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 ReplayTablesOptions Options(const std::string& data_dir) {
@@ -342,6 +343,43 @@ TEST(ReplayTablesTest, TablesOutOfTheAssignmentsAreRetiredAfterRetention) {
   EXPECT_EQ(kept.RetireUnassigned(absl::Now() + absl::Hours(1000)), 0);
 }
 
+// A table out of the assignments is named to the coordinator with its
+// uid, and dropped with its checkpoint once the coordinator says that job
+// was deleted: never an assigned one, never one of another uid.
+TEST(ReplayTablesTest, TablesOfDeletedJobsAreRetiredAtOnce) {
+  TestDir dir;
+  ReplayTables tables(Options(dir.path()));
+  v1::Assignment first = ReplayAssignment("job-1");
+  first.set_job_uid("aa");
+  v1::Assignment second = ReplayAssignment("job-2");
+  second.set_job_uid("bb");
+  tables.Assign({first, second});
+  ASSERT_TRUE(tables.Insert(Insert("job-1", {3})).ok());
+  ASSERT_TRUE(tables.Insert(Insert("job-2", {4})).ok());
+  ASSERT_TRUE(tables.CheckpointAll().ok());
+  EXPECT_TRUE(tables.UnassignedJobs().empty());
+  tables.Assign({second});
+  const std::vector<v1::StoredJob> unassigned = tables.UnassignedJobs();
+  ASSERT_EQ(unassigned.size(), 1u);
+  EXPECT_EQ(unassigned[0].job_id(), "job-1");
+  EXPECT_EQ(unassigned[0].job_uid(), "aa");
+
+  auto stored = [](const std::string& id, const std::string& uid) {
+    v1::StoredJob job;
+    job.set_job_id(id);
+    job.set_job_uid(uid);
+    return job;
+  };
+  EXPECT_FALSE(tables.RetireDeleted(stored("job-1", "cc")));  // another job
+  EXPECT_FALSE(tables.RetireDeleted(stored("job-2", "bb")));  // assigned
+  EXPECT_FALSE(tables.RetireDeleted(stored("job-9", "")));    // no table
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/replay/job-1"));
+  EXPECT_TRUE(tables.RetireDeleted(stored("job-1", "aa")));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/replay/job-1"));
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/replay/job-2"));
+  EXPECT_TRUE(tables.UnassignedJobs().empty());
+}
+
 // All tables share max_total_bytes: a second table halves the first's
 // limit, and its oldest games go.
 TEST(ReplayTablesTest, TablesShareTheTotalMemory) {
@@ -442,6 +480,11 @@ TEST(ReplayTablesTest, DamagedCheckpointFallsBackToThePreviousOne) {
     EXPECT_EQ(restarted.damaged_checkpoints(), 1);
     EXPECT_EQ(restarted.GetStats(job2)->trajectories(), 1);  // the old one
     EXPECT_TRUE(std::filesystem::exists(path + ".damaged-1"));
+    // What the job's status will say (JobCounters.checkpoint_fallback).
+    EXPECT_THAT(restarted.CheckpointFallback("job-2"),
+                AllOf(HasSubstr("damaged"), HasSubstr("checksum"),
+                      HasSubstr("loaded the previous one")));
+    EXPECT_EQ(restarted.CheckpointFallback("job-1"), "");
     // The old one is the newest now, and is kept as old by the next save.
     ASSERT_TRUE(restarted.Insert(Insert("job-2", {2})).ok());
     ASSERT_TRUE(restarted.CheckpointAll().ok());
@@ -457,6 +500,8 @@ TEST(ReplayTablesTest, DamagedCheckpointFallsBackToThePreviousOne) {
   EXPECT_EQ(restarted.damaged_checkpoints(), 2);
   EXPECT_EQ(restarted.GetStats(job2).status().code(),
             absl::StatusCode::kNotFound);
+  EXPECT_THAT(restarted.CheckpointFallback("job-2"),
+              HasSubstr("the table starts empty"));
   EXPECT_TRUE(std::filesystem::exists(path + ".damaged-1"));
   EXPECT_TRUE(std::filesystem::exists(path + ".damaged-2"));
   EXPECT_TRUE(

@@ -9,7 +9,9 @@
 # the job first (the coordinator found through <data dir>/coordinator.addr); list;
 # status; best --out (validated again by `mmapctl validate`) --svg; cancel;
 # watch of the cancelled job ends at once; resume runs it again, extend
-# gives it more time, and it is cancelled again; delete removes it; an unknown job id and a
+# gives it more time, and it is cancelled again; archive keeps it in one
+# tar file (unpacked by tar, checked by sha256sum, its best validated);
+# delete removes it; an unknown job id and a
 # malformed workload or a missing --network file exit non-zero with a
 # clear message and leave the job list unchanged; the whole cluster's
 # learner starts the job from the shipped network; the job's network is
@@ -17,13 +19,14 @@
 # job starts from it and it is deleted; a second `local up` is refused; a
 # missing binary is named; after kill -9 of the coordinator, an actor and
 # the replay server, `local up` starts those three again (the coordinator
-# at its address, with its jobs) and leaves the others running;
+# at its address, with its jobs and a config from --config-dir) and leaves
+# the others running;
 # `local down` leaves no process and no pid file behind. The cluster runs
 # with mutual TLS: the worker certificate may not list jobs, a plaintext
 # caller cannot connect, `certs` never replaces the cluster's CA, and the
 # CA's key is kept in <data dir>/ca, apart from the services' files. A
 # second client identity (`certs --client bob`) neither lists, reads nor
-# cancels the first's job; an admin sees it. A workload without buffers is
+# cancels nor archives the first's job; an admin sees it. A workload without buffers is
 # refused at submit, and a worker holding a client's certificate exits
 # (78) at its first refusal.
 set -euo pipefail
@@ -122,6 +125,9 @@ expect_failure status_bob "belongs to another identity" status "$job" \
   "${as_bob[@]}"
 expect_failure cancel_bob "belongs to another identity" cancel "$job" \
   "${as_bob[@]}"
+expect_failure archive_bob "belongs to another identity" archive "$job" \
+  --out "$work/bob.tar" "${as_bob[@]}"
+[[ ! -e "$work/bob.tar" ]] || fail "bob's refused archive left a file"
 run list_admin list --data-dir "$data" --tls-ca "$data/tls/ca.pem" \
   --tls-cert "$data/tls/admin.pem" --tls-key "$data/tls/admin.key"
 grep -qE "^$job +smoke +(queued|running) " "$work/list_admin.out" ||
@@ -273,6 +279,31 @@ for event in job_resumed job_extended; do
 done
 expect_failure extend_ended "resume runs a done or cancelled one again" \
   extend "$job" --budget 5m --data-dir "$data"
+# Archived before it is deleted: one tar file that system tar unpacks, whose
+# checksums hold, whose best validates against its workload, with the
+# settings, the history and (whole cluster) the network.
+run archive archive "$job" --out "$work/$job.tar" --data-dir "$data"
+grep -qE "^archived $job \(cancelled\) to $work/$job.tar: [0-9]+ bytes" \
+  "$work/archive.out" || fail "archive did not say what it wrote"
+mkdir -p "$work/unpacked"
+tar -xf "$work/$job.tar" -C "$work/unpacked" ||
+  fail "tar cannot read the archive"
+(cd "$work/unpacked/$job" && sha256sum --quiet -c SHA256SUMS) ||
+  fail "the archive's checksums do not hold"
+run validate_archived validate "$work/unpacked/$job/workload.json" \
+  "$work/unpacked/$job/best.json"
+for member in status.json config.json history.csv; do
+  [[ -s "$work/unpacked/$job/$member" ]] || fail "the archive has no $member"
+done
+head -1 "$work/unpacked/$job/history.csv" | grep -q '^unix_ms,best_normalised_return' ||
+  fail "history.csv has no header"
+grep -q '"state": "JOB_STATE_CANCELLED"' "$work/unpacked/$job/status.json" ||
+  fail "status.json does not say the job was cancelled"
+if [[ $all_built -eq 1 ]]; then
+  [[ -s "$work/unpacked/$job/network.pt" ]] || fail "the archive has no network"
+fi
+expect_failure archive_unwritable "$work/no_such_dir/x.tar" archive "$job" \
+  --out "$work/no_such_dir/x.tar" --data-dir "$data"
 # Deleted, it is gone from the list and the coordinator says what it freed.
 run delete delete "$job" --data-dir "$data"
 grep -qE "^deleted $job: freed [1-9][0-9]* bytes \(workload" "$work/delete.out" ||
@@ -306,7 +337,18 @@ all_dead() {
 wait_until 10 "a service outlived kill -9 (pids ${victim_pids[*]})" all_dead
 expect_failure status_dead "not running or not serving" local status \
   --data-dir "$data"
-run up_again local up --data-dir "$data" "${only[@]}" --wait 60s
+# The second `up` takes the coordinator's config from a folder of the
+# operator's (--config-dir); a folder that is not there is refused first.
+expect_failure up_bad_config_dir "is not a folder" local up --data-dir "$data" \
+  --config-dir "$work/no_such_configs"
+mkdir -p "$work/configs"
+sed 's/"max_finished_jobs": 0/"max_finished_jobs": 50/' \
+  "$source_dir/deploy/k8s/base/config/coordinator.json" \
+  >"$work/configs/coordinator.json"
+run up_again local up --data-dir "$data" "${only[@]}" --wait 60s \
+  --config-dir "$work/configs"
+grep -q '"max_finished_jobs": 50' "$data/config/coordinator.json" ||
+  fail "local up did not use the coordinator.json of --config-dir"
 grep -q "starting what is not running: $(IFS=,; echo "${victims[*]}" | sed 's/,/, /g')$" \
   "$work/up_again.out" || fail "local up did not say what it starts again"
 grep -qE "^restarted coordinator \(pid [0-9]+\) at $coordinator_address$" \

@@ -200,12 +200,14 @@ class RealBinariesBadInputTest : public ::testing::Test {
     const grpc::Status status =
         workers_->Register(&context, request, &response);
     EXPECT_TRUE(status.ok()) << Describe(status);
+    secrets_[response.worker_id()] = response.worker_secret();
     return response.worker_id();
   }
 
   v1::HeartbeatResponse Heartbeat(const std::string& worker_id) {
     v1::HeartbeatRequest request;
     request.set_worker_id(worker_id);
+    request.set_worker_secret(secrets_[worker_id]);
     v1::HeartbeatResponse response;
     grpc::ClientContext context;
     SetDeadline(&context);
@@ -371,6 +373,8 @@ class RealBinariesBadInputTest : public ::testing::Test {
   std::unique_ptr<v1::ReplayService::Stub> replay_;
   std::string learner_;
   std::string actor_;
+  // RegisterResponse.worker_secret by worker id.
+  std::map<std::string, std::string> secrets_;
   v1::LeaseTicket actor_ticket_;  // the actor's lease on kRunningJob
   ClusterState before_;
 };
@@ -841,6 +845,7 @@ TEST_F(RealBinariesBadInputTest, BadWorkerRequestsAreRefused) {
   std::vector<Beat> beats(3);
   beats[0].name = "negative games";
   beats[0].request.set_worker_id(actor_);
+  beats[0].request.set_worker_secret(secrets_[actor_]);
   v1::JobCounters* counters = beats[0].request.add_jobs();
   counters->set_job_id(kRunningJob);
   counters->set_games(-4);

@@ -84,6 +84,10 @@ absl::StatusOr<std::unique_ptr<WorkerSession>> WorkerSession::Start(
     return absl::InvalidArgumentError(
         absl::StrCat("worker: bad role ", static_cast<int>(options.role)));
   }
+  if (options.stored_jobs.list && !options.stored_jobs.remove) {
+    return absl::InvalidArgumentError(
+        "worker: stored jobs listed with no way to remove them");
+  }
   std::unique_ptr<WorkerSession> session(new WorkerSession(std::move(options)));
   WorkerSession* raw = session.get();
   // /healthz: the heartbeat loop goes round (whether or not the
@@ -196,6 +200,7 @@ bool WorkerSession::RegisterOnce() {
   }
   absl::MutexLock lock(&mu_);
   worker_id_ = response.worker_id();
+  worker_secret_ = response.worker_secret();
   if (response.heartbeat_interval_ms() > 0) {
     interval_ = absl::Milliseconds(response.heartbeat_interval_ms());
   }
@@ -209,11 +214,29 @@ bool WorkerSession::RegisterOnce() {
   return true;
 }
 
+std::vector<v1::StoredJob> WorkerSession::StoredJobsToCheck() {
+  const StoredJobState& stored = options_.stored_jobs;
+  if (!stored.list || absl::Now() < next_stored_check_) return {};
+  next_stored_check_ = absl::Now() + stored.check_interval;
+  std::vector<v1::StoredJob> all = stored.list();
+  if (stored_cursor_ >= all.size()) stored_cursor_ = 0;
+  const size_t end =
+      std::min(all.size(), stored_cursor_ + size_t{kMaxStoredJobsPerHeartbeat});
+  std::vector<v1::StoredJob> round(all.begin() + stored_cursor_,
+                                   all.begin() + end);
+  stored_cursor_ = end;
+  return round;
+}
+
 bool WorkerSession::HeartbeatOnce() {
   v1::HeartbeatRequest request;
+  for (v1::StoredJob& job : StoredJobsToCheck()) {
+    *request.add_stored_jobs() = std::move(job);
+  }
   {
     absl::MutexLock lock(&mu_);
     request.set_worker_id(worker_id_);
+    request.set_worker_secret(worker_secret_);
     for (const auto& [job, counters] : counters_) {
       *request.add_jobs() = counters;
     }
@@ -228,6 +251,16 @@ bool WorkerSession::HeartbeatOnce() {
   // The workloads of jobs new to this worker, fetched outside the lock.
   absl::flat_hash_map<std::string, Workload> fetched;
   if (status.ok()) {
+    // Only what this heartbeat asked about: an answer never names a path.
+    for (const v1::StoredJob& job : response.deleted_jobs()) {
+      const bool asked = std::any_of(request.stored_jobs().begin(),
+                                     request.stored_jobs().end(),
+                                     [&job](const v1::StoredJob& sent) {
+                                       return sent.job_id() == job.job_id() &&
+                                              sent.job_uid() == job.job_uid();
+                                     });
+      if (asked) options_.stored_jobs.remove(job);
+    }
     std::vector<const v1::Assignment*> missing;
     {
       absl::MutexLock lock(&mu_);
@@ -242,8 +275,8 @@ bool WorkerSession::HeartbeatOnce() {
       }
     }
     for (const v1::Assignment* assignment : missing) {
-      absl::StatusOr<Workload> workload =
-          FetchWorkload(request.worker_id(), *assignment);
+      absl::StatusOr<Workload> workload = FetchWorkload(
+          request.worker_id(), request.worker_secret(), *assignment);
       if (!workload.ok()) {
         service::LogLine("warning", "workload_fetch_failed",
                          {{"job", assignment->job_id()},
@@ -333,7 +366,8 @@ void WorkerSession::DropAssignmentsLocked(const char* why) {
 }
 
 absl::StatusOr<Workload> WorkerSession::FetchWorkload(
-    const std::string& worker_id, const v1::Assignment& assignment) {
+    const std::string& worker_id, const std::string& worker_secret,
+    const v1::Assignment& assignment) {
   const std::string& job = assignment.job_id();
   const auto damaged = [&job](const absl::Status& status) {
     return absl::Status(status.code(), absl::StrCat("workload of ", job, ": ",
@@ -341,6 +375,7 @@ absl::StatusOr<Workload> WorkerSession::FetchWorkload(
   };
   v1::FetchWorkloadRequest request;
   request.set_worker_id(worker_id);
+  request.set_worker_secret(worker_secret);
   request.set_job_id(job);
   grpc::ClientContext context;
   // Up to a message limit's worth of bytes: more than a heartbeat's time.
@@ -454,7 +489,11 @@ absl::StatusOr<v1::ReportSolutionResponse> WorkerSession::ReportSolution(
 absl::StatusOr<std::string> WorkerSession::FetchJobNetwork(
     const std::string& job_id) {
   v1::FetchJobNetworkRequest request;
-  request.set_worker_id(worker_id());
+  {
+    absl::MutexLock lock(&mu_);
+    request.set_worker_id(worker_id_);
+    request.set_worker_secret(worker_secret_);
+  }
   request.set_job_id(job_id);
   grpc::ClientContext context;
   SetDeadline(&context, std::max(options_.rpc_deadline, absl::Minutes(2)));
@@ -474,7 +513,11 @@ absl::StatusOr<v1::ReportJobNetworkResponse> WorkerSession::ReportJobNetwork(
     const std::string& job_id, int64_t learner_step,
     const std::string& bytes) {
   v1::ReportJobNetworkRequest first;
-  first.set_worker_id(worker_id());
+  {
+    absl::MutexLock lock(&mu_);
+    first.set_worker_id(worker_id_);
+    first.set_worker_secret(worker_secret_);
+  }
   first.set_job_id(job_id);
   first.set_learner_step(learner_step);
   v1::ReportJobNetworkResponse response;

@@ -37,6 +37,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -56,6 +57,21 @@ namespace mmapzero::worker {
 // session cuts a fatal error to it, so that a long one cannot cost the
 // worker its leases.
 inline constexpr size_t kMaxHeartbeatTextBytes = 4096;
+// The most HeartbeatRequest.stored_jobs entries the coordinator takes.
+inline constexpr int kMaxStoredJobsPerHeartbeat = 256;
+
+// State a worker keeps per job on its own disk (a learner's checkpoint
+// folders), which outlives the job there: `list` names the jobs it holds
+// state of, `remove` deletes one job's. Every `check_interval` the session
+// sends the list with a heartbeat (kMaxStoredJobsPerHeartbeat at a time,
+// the next ones the next time) and calls `remove`, on its heartbeat
+// thread, for each of those the coordinator answers was deleted. No
+// `list`: never; with `list`, `remove` is required.
+struct StoredJobState {
+  std::function<std::vector<v1::StoredJob>()> list;
+  std::function<void(const v1::StoredJob&)> remove;
+  absl::Duration check_interval = absl::Minutes(1);
+};
 
 struct WorkerSessionOptions {
   std::string coordinator;  // host:port
@@ -64,6 +80,7 @@ struct WorkerSessionOptions {
   int capacity = 1;     // jobs at once
   std::string name;     // for humans
   absl::Duration rpc_deadline = absl::Seconds(5);
+  StoredJobState stored_jobs;
 };
 
 class WorkerSession {
@@ -140,7 +157,11 @@ class WorkerSession {
   // The job's workload through FetchWorkload, checked against the
   // assignment's size and CRC32C.
   absl::StatusOr<Workload> FetchWorkload(const std::string& worker_id,
+                                         const std::string& worker_secret,
                                          const v1::Assignment& assignment);
+  // The next kMaxStoredJobsPerHeartbeat of options_.stored_jobs.list()
+  // when a check is due, else none.
+  std::vector<v1::StoredJob> StoredJobsToCheck();
   // Drops the assignments (their leases are gone), logging `why`.
   void DropAssignmentsLocked(const char* why)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -157,6 +178,8 @@ class WorkerSession {
 
   mutable absl::Mutex mu_;
   std::string worker_id_ ABSL_GUARDED_BY(mu_);
+  // RegisterResponse.worker_secret: sent with every call naming worker_id_.
+  std::string worker_secret_ ABSL_GUARDED_BY(mu_);
   absl::Duration interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(2);
   // From Register; zero until then (no fencing without a known TTL).
   absl::Duration lease_ttl_ ABSL_GUARDED_BY(mu_);
@@ -174,6 +197,10 @@ class WorkerSession {
   std::string lease_key_ ABSL_GUARDED_BY(mu_);
   int64_t version_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t heartbeats_ ABSL_GUARDED_BY(mu_) = 0;
+  // StoredJobsToCheck's schedule and where its next round starts; the
+  // heartbeat thread's alone.
+  absl::Time next_stored_check_ = absl::InfinitePast();
+  size_t stored_cursor_ = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool refused_ ABSL_GUARDED_BY(mu_) = false;
   mutable absl::CondVar changed_;  // version_ or stopping_ changed

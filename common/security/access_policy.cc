@@ -13,11 +13,10 @@ namespace mmapzero::security {
 namespace {
 
 constexpr absl::string_view kClientMethods[] = {
-    "SubmitJob",     "ListJobs",        "GetJob",       "WatchJob",
-    "CancelJob",     "GetBestSolution", "DeleteJob",    "ExtendJob",
-    "ResumeJob",     "GetStats",
-    "ListNetworks",
-    "GetNetwork",    "ExportNetwork",   "ImportNetwork", "DeleteNetwork"};
+    "SubmitJob",  "ListJobs",        "GetJob",        "WatchJob",
+    "CancelJob",  "GetBestSolution", "DeleteJob",     "ExtendJob",
+    "ResumeJob",  "GetJobDetails",   "GetStats",      "ListNetworks",
+    "GetNetwork", "ExportNetwork",   "ImportNetwork", "DeleteNetwork"};
 constexpr absl::string_view kWorkerMethods[] = {
     "Register",           "Heartbeat",      "ReportSolution",
     "InsertTrajectories", "SampleBatch",    "SampleForReanalyse",

@@ -6,9 +6,9 @@
 // caller may call everything.
 //
 //   client: SubmitJob, ListJobs, GetJob, WatchJob, CancelJob,
-//           GetBestSolution, DeleteJob, ExtendJob, ResumeJob, GetStats,
-//           ListNetworks, GetNetwork, ExportNetwork, ImportNetwork,
-//           DeleteNetwork (its own)
+//           GetBestSolution, DeleteJob, ExtendJob, ResumeJob,
+//           GetJobDetails, GetStats, ListNetworks, GetNetwork, ExportNetwork,
+//           ImportNetwork, DeleteNetwork (its own)
 //   worker: Register, Heartbeat, ReportSolution, InsertTrajectories,
 //           SampleBatch, SampleForReanalyse, UpdateTargets, GetStats,
 //           GetLatestVersion, FetchParameters, FetchWorkload,

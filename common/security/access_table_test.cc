@@ -39,6 +39,7 @@ std::map<std::string, Allowed> ExpectedTable() {
       {"JobService.DeleteJob", client},
       {"JobService.ExtendJob", client},
       {"JobService.ResumeJob", client},
+      {"JobService.GetJobDetails", client},
       {"NetworkRegistry.ListNetworks", client},
       {"NetworkRegistry.GetNetwork", client},
       {"NetworkRegistry.ExportNetwork", client},

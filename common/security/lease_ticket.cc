@@ -1,14 +1,12 @@
 #include "common/security/lease_ticket.h"
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include <openssl/rand.h>
 
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "common/security/hmac.h"
 
 namespace mmapzero::security {
 namespace {
@@ -28,15 +26,7 @@ std::string SignedBytes(const v1::LeaseTicket& ticket) {
 }
 
 std::string Mac(absl::string_view key, const v1::LeaseTicket& ticket) {
-  const std::string bytes = SignedBytes(ticket);
-  unsigned char mac[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-           reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
-           mac, &length) == nullptr) {
-    return "";
-  }
-  return std::string(reinterpret_cast<const char*>(mac), length);
+  return HmacSha256(key, SignedBytes(ticket));
 }
 
 std::string FormatUnixMs(int64_t unix_ms) {
@@ -70,11 +60,7 @@ absl::Status CheckLeaseTicket(absl::string_view key,
         "lease_ticket: required; a worker writes to ", job_id,
         " only with the lease ticket of its assignment"));
   }
-  const std::string expected = Mac(key, ticket);
-  if (key.empty() || expected.empty() ||
-      expected.size() != ticket.mac().size() ||
-      CRYPTO_memcmp(expected.data(), ticket.mac().data(), expected.size()) !=
-          0) {
+  if (key.empty() || !SameMac(Mac(key, ticket), ticket.mac())) {
     return absl::PermissionDeniedError(
         "lease_ticket: not signed by this deployment's coordinator");
   }
