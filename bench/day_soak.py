@@ -156,8 +156,10 @@ class Soak:
         choices = []
         if len(unfinished) < 2:
             choices += ["submit"] * 3 + (["resume"] if resumable else [])
+        elif self.rng.random() > 0.25:
+            return  # most jobs run to their budget's end
         if running:
-            choices += ["extend", "cancel"]
+            choices += ["extend"] * 2 + ["cancel"]
         if ended:
             choices += ["delete"]
         if not choices:

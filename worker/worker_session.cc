@@ -214,18 +214,24 @@ bool WorkerSession::RegisterOnce() {
   return true;
 }
 
+std::vector<v1::StoredJob> StoredJobsRound(std::vector<v1::StoredJob> all,
+                                           size_t* cursor) {
+  const size_t most = kMaxStoredJobsPerHeartbeat;
+  if (all.size() <= most) return all;
+  std::vector<v1::StoredJob> round;
+  round.reserve(most);
+  for (size_t i = 0; i < most; ++i) {
+    round.push_back(std::move(all[(*cursor + i) % all.size()]));
+  }
+  *cursor = (*cursor + most) % all.size();
+  return round;
+}
+
 std::vector<v1::StoredJob> WorkerSession::StoredJobsToCheck() {
   const StoredJobState& stored = options_.stored_jobs;
   if (!stored.list || absl::Now() < next_stored_check_) return {};
   next_stored_check_ = absl::Now() + stored.check_interval;
-  std::vector<v1::StoredJob> all = stored.list();
-  if (stored_cursor_ >= all.size()) stored_cursor_ = 0;
-  const size_t end =
-      std::min(all.size(), stored_cursor_ + size_t{kMaxStoredJobsPerHeartbeat});
-  std::vector<v1::StoredJob> round(all.begin() + stored_cursor_,
-                                   all.begin() + end);
-  stored_cursor_ = end;
-  return round;
+  return StoredJobsRound(stored.list(), &stored_cursor_);
 }
 
 bool WorkerSession::HeartbeatOnce() {

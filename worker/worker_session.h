@@ -73,6 +73,13 @@ struct StoredJobState {
   absl::Duration check_interval = absl::Minutes(1);
 };
 
+// One check's share of `all` (StoredJobState::list's answer): all of it
+// when it fits one heartbeat, else the next kMaxStoredJobsPerHeartbeat
+// from `*cursor`, wrapping around, with `*cursor` moved past them, so that
+// every job is asked about in turn however the list grows or shrinks.
+std::vector<v1::StoredJob> StoredJobsRound(std::vector<v1::StoredJob> all,
+                                           size_t* cursor);
+
 struct WorkerSessionOptions {
   std::string coordinator;  // host:port
   v1::WorkerRole role = v1::WORKER_ROLE_UNSPECIFIED;
