@@ -1,5 +1,9 @@
 #include "coordinator/request_checks.h"
 
+#include <initializer_list>
+#include <string>
+#include <utility>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/plain_name.h"
@@ -22,6 +26,20 @@ absl::Status NonNegative(absl::string_view field, int64_t value) {
   if (value >= 0) return absl::OkStatus();
   return absl::InvalidArgumentError(
       absl::StrCat(field, ": must be >= 0, got ", value));
+}
+
+// InvalidArgument naming `prefix` and the first of `fields` (name, text)
+// longer than kMaxTextBytes.
+absl::Status CheckTextSizes(
+    const std::string& prefix,
+    std::initializer_list<std::pair<const char*, const std::string*>> fields) {
+  for (const auto& [field, text] : fields) {
+    if (text->size() > kMaxTextBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(prefix, field, ": at most ", kMaxTextBytes, " bytes"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -180,15 +198,10 @@ absl::Status CheckHeartbeat(const v1::HeartbeatRequest& request) {
             prefix, "losses: a term name of ", term.size(), " bytes"));
       }
     }
-    for (const auto& [field, text] :
-         {std::pair<const char*, const std::string*>{"job_id", &c.job_id()},
-          {"fatal_error", &c.fatal_error()},
-          {"checkpoint_fallback", &c.checkpoint_fallback()}}) {
-      if (text->size() > kMaxTextBytes) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(prefix, field, ": at most ", kMaxTextBytes, " bytes"));
-      }
-    }
+    RETURN_IF_ERROR(CheckTextSizes(
+        prefix, {{"job_id", &c.job_id()},
+                 {"fatal_error", &c.fatal_error()},
+                 {"checkpoint_fallback", &c.checkpoint_fallback()}}));
     for (const auto& [name, value] :
          {std::pair<const char*, int64_t>{"games", c.games()},
           {"moves", c.moves()},
@@ -209,13 +222,9 @@ absl::Status CheckHeartbeat(const v1::HeartbeatRequest& request) {
   }
   for (int i = 0; i < request.stored_jobs_size(); ++i) {
     const v1::StoredJob& job = request.stored_jobs(i);
-    if (job.job_id().size() > kMaxTextBytes ||
-        job.job_uid().size() > kMaxTextBytes) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "stored_jobs[", i, "].",
-          job.job_id().size() > kMaxTextBytes ? "job_id" : "job_uid",
-          ": at most ", kMaxTextBytes, " bytes"));
-    }
+    RETURN_IF_ERROR(CheckTextSizes(
+        absl::StrCat("stored_jobs[", i, "]."),
+        {{"job_id", &job.job_id()}, {"job_uid", &job.job_uid()}}));
   }
   return absl::OkStatus();
 }

@@ -11,6 +11,20 @@ namespace mmapzero::coordinator {
 
 using rpc::ServeUnary;
 
+namespace {
+
+// Coordinator::CheckWorkerSecret for the caller of `context`: the first
+// step of every call that names a worker id.
+absl::Status CheckSecret(const Coordinator& coordinator,
+                         const grpc::ServerContext& context,
+                         absl::string_view method, const std::string& worker_id,
+                         const std::string& secret) {
+  ASSIGN_OR_RETURN(const Caller caller, CallerOf(context));
+  return coordinator.CheckWorkerSecret(caller, method, worker_id, secret);
+}
+
+}  // namespace
+
 grpc::Status WorkerServiceImpl::Register(grpc::ServerContext* context,
                                          const v1::RegisterRequest* request,
                                          v1::RegisterResponse* response) {
@@ -25,10 +39,9 @@ grpc::Status WorkerServiceImpl::Heartbeat(grpc::ServerContext* context,
   return ServeUnary(
       "Heartbeat", *context, observer_,
       [&]() -> absl::StatusOr<v1::HeartbeatResponse> {
-        ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
-        const absl::Status proven = coordinator_->CheckWorkerSecret(
-            caller, "Heartbeat", request->worker_id(),
-            request->worker_secret());
+        const absl::Status proven =
+            CheckSecret(*coordinator_, *context, "Heartbeat",
+                        request->worker_id(), request->worker_secret());
         if (absl::IsPermissionDenied(proven)) {
           // Answered as for a worker it does not know: a worker of a
           // coordinator that lost its data (another key, ids given again)
@@ -60,10 +73,9 @@ grpc::Status WorkerServiceImpl::FetchWorkload(
     grpc::ServerWriter<v1::WorkloadChunk>* writer) {
   return rpc::ServeStream(
       "FetchWorkload", *context, observer_, [&]() -> absl::Status {
-        ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
-        RETURN_IF_ERROR(coordinator_->CheckWorkerSecret(
-            caller, "FetchWorkload", request->worker_id(),
-            request->worker_secret()));
+        RETURN_IF_ERROR(CheckSecret(*coordinator_, *context, "FetchWorkload",
+                                    request->worker_id(),
+                                    request->worker_secret()));
         ASSIGN_OR_RETURN(const int64_t chunk_bytes,
                          rpc::ChunkBytesOf(request->max_chunk_bytes(),
                                            kDefaultWorkloadChunkBytes,
@@ -88,10 +100,9 @@ grpc::Status WorkerServiceImpl::FetchJobNetwork(
     grpc::ServerWriter<v1::NetworkChunk>* writer) {
   return rpc::ServeStream(
       "FetchJobNetwork", *context, observer_, [&]() -> absl::Status {
-        ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
-        RETURN_IF_ERROR(coordinator_->CheckWorkerSecret(
-            caller, "FetchJobNetwork", request->worker_id(),
-            request->worker_secret()));
+        RETURN_IF_ERROR(CheckSecret(*coordinator_, *context, "FetchJobNetwork",
+                                    request->worker_id(),
+                                    request->worker_secret()));
         ASSIGN_OR_RETURN(const std::shared_ptr<const NetworkBytes> network,
                          coordinator_->StartNetworkForWorker(
                              request->worker_id(), request->job_id()));
@@ -108,10 +119,8 @@ grpc::Status WorkerServiceImpl::ReportJobNetwork(
       "ReportJobNetwork", *context, observer_, [&]() -> absl::Status {
         v1::ReportJobNetworkRequest first;
         ASSIGN_OR_RETURN(std::string bytes, ReadNetworkChunks(reader, &first));
-        ASSIGN_OR_RETURN(const Caller caller, CallerOf(*context));
-        RETURN_IF_ERROR(coordinator_->CheckWorkerSecret(
-            caller, "ReportJobNetwork", first.worker_id(),
-            first.worker_secret()));
+        RETURN_IF_ERROR(CheckSecret(*coordinator_, *context, "ReportJobNetwork",
+                                    first.worker_id(), first.worker_secret()));
         ASSIGN_OR_RETURN(*response, coordinator_->ReportJobNetwork(
                                         first.worker_id(), first.job_id(),
                                         first.learner_step(), std::move(bytes)));
