@@ -1,8 +1,7 @@
 // A gRPC health check (grpc.health.v1.Health/Check, overall status "") of
 // a service at an address, as `mmapctl local` uses it to tell when a
-// service it started is ready. The two messages are tiny and fixed, so they
-// are encoded by hand on a generic stub instead of linking generated health
-// stubs (Debian's gRPC ships none for C++ clients).
+// service it started is ready (the call itself: common/rpc/
+// health_check_client.h).
 #ifndef MMAPZERO_CLI_HEALTH_CHECK_H_
 #define MMAPZERO_CLI_HEALTH_CHECK_H_
 

@@ -8,7 +8,6 @@
 #include <arpa/inet.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <grpcpp/create_channel.h>
-#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/security/credentials.h>
 
 #include <atomic>
@@ -17,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "common/base/read_file.h"
 #include "common/features/config_presets.h"
 #include "common/metrics/loopback_http.h"
+#include "common/rpc/health_check_client.h"
 #include "common/rpc/parameter_client.h"
 #include "common/validate/latency_simulator.h"
 #include "common/validate/validator.h"
@@ -1294,41 +1293,19 @@ TEST_F(CoordinatorServerTest, WatchOfUnknownJobIsNotFound) {
   EXPECT_EQ(stream->Finish().error_code(), grpc::StatusCode::NOT_FOUND);
 }
 
-// grpc.health.v1.Health/Check through the generic stub: the request is
-// HealthCheckRequest{service = 1}, the response HealthCheckResponse{status
-// = 1}, SERVING = 1.
-int HealthStatus(grpc::Channel* channel, const std::string& service) {
-  std::string request_bytes;
-  request_bytes.push_back(0x0a);
-  request_bytes.push_back(static_cast<char>(service.size()));
-  request_bytes += service;
-  grpc::Slice slice(request_bytes);
-  grpc::ByteBuffer request(&slice, 1);
-  grpc::ByteBuffer response;
-  grpc::GenericStub stub(channel->shared_from_this());
-  auto context = Deadlined();
-  absl::Notification done;
-  grpc::Status status;
-  stub.UnaryCall(context.get(), "/grpc.health.v1.Health/Check",
-                 grpc::StubOptions(), &request, &response, [&](grpc::Status s) {
-                   status = std::move(s);
-                   done.Notify();
-                 });
-  done.WaitForNotification();
-  if (!status.ok()) return -1;
-  std::vector<grpc::Slice> slices;
-  if (!response.Dump(&slices).ok()) return -1;
-  std::string bytes;
-  for (const grpc::Slice& s : slices) {
-    bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  }
-  return bytes.size() == 2 && bytes[0] == 0x08 ? bytes[1] : -1;
-}
-
 TEST_F(CoordinatorServerTest, HealthCheckSaysServing) {
-  EXPECT_EQ(HealthStatus(channel_.get(), ""), 1);
-  EXPECT_EQ(HealthStatus(channel_.get(), "mmapzero.v1.JobService"), 1);
-  EXPECT_EQ(HealthStatus(channel_.get(), "mmapzero.v1.WorkerService"), 1);
+  for (const char* service :
+       {"", "mmapzero.v1.JobService", "mmapzero.v1.WorkerService"}) {
+    const absl::StatusOr<rpc::ServingStatus> status =
+        rpc::CheckServingStatus(channel_, service, absl::Seconds(10));
+    ASSERT_TRUE(status.ok()) << service << ": " << status.status();
+    EXPECT_EQ(*status, rpc::ServingStatus::kServing) << service;
+  }
+  EXPECT_EQ(rpc::CheckServingStatus(channel_, "mmapzero.v1.NoSuchService",
+                                    absl::Seconds(10))
+                .status()
+                .code(),
+            absl::StatusCode::kNotFound);
 }
 
 TEST_F(CoordinatorServerTest, MetricsShowJobStatesAndBestReturn) {
