@@ -249,6 +249,26 @@ TEST_F(CoordinatorAccessTest, AWorkerCallsOnlyAsItself) {
               HasSubstr(absl::StrCat("worker_secret: missing for worker_id '",
                                      registered.worker_id(), "'")));
 
+  // A network upload is refused on its first message: what follows (here
+  // a chunk that does not fit, which would be INVALID_ARGUMENT) is never
+  // put together.
+  std::unique_ptr<grpc::ClientContext> upload_context = Deadlined();
+  v1::ReportJobNetworkResponse reported;
+  auto writer = stub->ReportJobNetwork(upload_context.get(), &reported);
+  v1::ReportJobNetworkRequest upload;
+  upload.set_worker_id(registered.worker_id());
+  upload.set_job_id("job-000001");
+  upload.mutable_chunk()->set_offset(5);
+  upload.mutable_chunk()->set_total_bytes(10);
+  upload.mutable_chunk()->set_data("xxxxx");
+  writer->Write(upload);
+  writer->WritesDone();
+  const grpc::Status uploaded = writer->Finish();
+  EXPECT_EQ(uploaded.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(uploaded.error_message(),
+              HasSubstr(absl::StrCat("worker_secret: missing for worker_id '",
+                                     registered.worker_id(), "'")));
+
   heartbeat.set_worker_secret(registered.worker_secret());
   EXPECT_TRUE(stub->Heartbeat(Deadlined().get(), heartbeat, &answer).ok());
   heartbeat.clear_worker_secret();

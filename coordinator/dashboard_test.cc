@@ -60,6 +60,19 @@ TEST(JobHistoryTest, AFullSeriesKeepsItsWholeSpanAtACoarserGrain) {
   }
 }
 
+TEST(JobHistoryTest, ADeletedJobsSeriesIsForgotten) {
+  JobHistory history;
+  const v1::JobStatus kept = Job("job-000001", v1::JOB_STATE_RUNNING, 0.5, 1);
+  v1::JobStatus deleted = Job("job-000002", v1::JOB_STATE_RUNNING, 0.4, 1);
+  history.Record({kept, deleted}, 1000);
+  deleted.set_state(v1::JOB_STATE_CANCELLED);
+  history.Record({kept, deleted}, 2000);
+  ASSERT_EQ(history.Samples("job-000002").size(), 2u);  // ended, still kept
+  history.Record({kept}, 3000);  // deleted: no longer listed
+  EXPECT_TRUE(history.Samples("job-000002").empty());
+  EXPECT_EQ(history.Samples("job-000001").size(), 3u);
+}
+
 TEST(DashboardJsonTest, JobsWithHistoryAndWorkersWithTheirLag) {
   JobHistory history;
   const v1::JobStatus running = Job("job-000001", v1::JOB_STATE_RUNNING, 0.5, 400);

@@ -1,5 +1,10 @@
 #include "coordinator/job_history.h"
 
+#include <map>
+#include <string>
+
+#include "absl/container/flat_hash_set.h"
+
 namespace mmapzero::coordinator {
 
 std::vector<HistoryChange> JobHistory::Record(
@@ -38,6 +43,14 @@ std::vector<HistoryChange> JobHistory::Record(
       change.samples.push_back(series.samples.back());
     }
   }
+  // The series of jobs no longer listed (deleted, by hand or by retention)
+  // go, so that a coordinator that runs for days holds no more than its
+  // stored jobs' series.
+  absl::flat_hash_set<std::string> listed;
+  for (const v1::JobStatus& job : jobs) listed.insert(job.job_id());
+  std::erase_if(series_, [&listed](const auto& entry) {
+    return !listed.contains(entry.first);
+  });
   return changes;
 }
 

@@ -42,7 +42,9 @@ class JobHistory {
   explicit JobHistory(int max_points = 1000) : max_points_(max_points) {}
 
   // A sample of every running job, and a last one of each job that ended
-  // since the previous call; what changed, one entry per job.
+  // since the previous call; what changed, one entry per job. `jobs` is
+  // every stored job: the series of a job not among them (deleted) is
+  // forgotten.
   std::vector<HistoryChange> Record(const std::vector<v1::JobStatus>& jobs,
                                     int64_t now_unix_ms)
       ABSL_LOCKS_EXCLUDED(mu_);

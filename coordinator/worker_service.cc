@@ -118,9 +118,15 @@ grpc::Status WorkerServiceImpl::ReportJobNetwork(
   return rpc::ServeStream(
       "ReportJobNetwork", *context, observer_, [&]() -> absl::Status {
         v1::ReportJobNetworkRequest first;
-        ASSIGN_OR_RETURN(std::string bytes, ReadNetworkChunks(reader, &first));
-        RETURN_IF_ERROR(CheckSecret(*coordinator_, *context, "ReportJobNetwork",
-                                    first.worker_id(), first.worker_secret()));
+        ASSIGN_OR_RETURN(
+            std::string bytes,
+            ReadNetworkChunks(reader, &first,
+                              [&](const v1::ReportJobNetworkRequest& message) {
+                                return CheckSecret(*coordinator_, *context,
+                                                   "ReportJobNetwork",
+                                                   message.worker_id(),
+                                                   message.worker_secret());
+                              }));
         ASSIGN_OR_RETURN(*response, coordinator_->ReportJobNetwork(
                                         first.worker_id(), first.job_id(),
                                         first.learner_step(), std::move(bytes)));

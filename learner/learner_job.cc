@@ -314,7 +314,7 @@ absl::StatusOr<int64_t> LearnerJob::BuildLearner() {
         "no good learner checkpoint (", loaded.message(), "); set aside as ",
         absl::StrJoin(aside, ", "),
         "; the learner started afresh from the job's starting network");
-    if (metrics_ != nullptr) metrics_->OnCheckpointFallback(o.job_id);
+    if (metrics_ != nullptr) metrics_->OnCheckpointFallback();
     return fresh;
   }
   if (!loaded.ok()) {
@@ -332,7 +332,7 @@ absl::StatusOr<int64_t> LearnerJob::BuildLearner() {
     LogLine("warning", "checkpoint_fallback",
             {{"job", o.job_id}, {"reason", note}});
     checkpoint_fallback_ = note;
-    if (metrics_ != nullptr) metrics_->OnCheckpointFallback(o.job_id);
+    if (metrics_ != nullptr) metrics_->OnCheckpointFallback();
   }
   resumed_step_ = learner_->step();
   return resumed_step_;

@@ -374,10 +374,13 @@ TEST(LearnerJobTest, DamagedCheckpointsFallBackOrStartAfresh) {
   std::filesystem::remove_all(dir + ".damaged-2");
   std::filesystem::remove_all(dir + ".old.damaged-1");
   worker::ParameterStore service;
+  absl::StatusOr<std::unique_ptr<LearnerMetrics>> metrics =
+      LearnerMetrics::Start("");
+  ASSERT_TRUE(metrics.ok());
   auto train = [&](int64_t steps) {
     auto job = LearnerJob::Start(Options(dir, steps),
                                  std::make_unique<FakeSource>(SmallConfig()),
-                                 &service, nullptr);
+                                 &service, metrics->get());
     ASSERT_TRUE(job.ok()) << job.status();
     ASSERT_TRUE((*job)->AwaitStopped(absl::Seconds(60)));
   };
@@ -385,11 +388,13 @@ TEST(LearnerJobTest, DamagedCheckpointsFallBackOrStartAfresh) {
   const auto tear = [](const std::string& file) {
     std::filesystem::resize_file(file, std::filesystem::file_size(file) / 2);
   };
+  EXPECT_THAT((*metrics)->Text(),
+              HasSubstr("mmapzero_learner_checkpoint_fallbacks_total 0"));
   tear(dir + "/network.pt");
   {
     auto job = LearnerJob::Start(Options(dir, 7),
                                  std::make_unique<FakeSource>(SmallConfig()),
-                                 &service, nullptr);
+                                 &service, metrics->get());
     ASSERT_TRUE(job.ok()) << job.status();
     EXPECT_EQ((*job)->progress().resumed_step, 5);
     EXPECT_THAT((*job)->progress().checkpoint_fallback,
@@ -401,7 +406,7 @@ TEST(LearnerJobTest, DamagedCheckpointsFallBackOrStartAfresh) {
   tear(dir + ".old/network.pt");
   auto job = LearnerJob::Start(Options(dir, 2),
                                std::make_unique<FakeSource>(SmallConfig()),
-                               &service, nullptr);
+                               &service, metrics->get());
   ASSERT_TRUE(job.ok()) << job.status();
   EXPECT_EQ((*job)->progress().resumed_step, 0);
   EXPECT_THAT((*job)->progress().checkpoint_fallback,
@@ -410,6 +415,8 @@ TEST(LearnerJobTest, DamagedCheckpointsFallBackOrStartAfresh) {
   EXPECT_TRUE(std::filesystem::exists(dir + ".old.damaged-1"));
   ASSERT_TRUE((*job)->AwaitStopped(absl::Seconds(60)));
   EXPECT_EQ(StepLine(dir), "step 2\n");
+  EXPECT_THAT((*metrics)->Text(),
+              HasSubstr("mmapzero_learner_checkpoint_fallbacks_total 2"));
 }
 
 // What actors fetch is the network the learner trained: the last snapshot

@@ -55,7 +55,8 @@ absl::StatusOr<std::unique_ptr<LearnerMetrics>> LearnerMetrics::Start(
            .Help(
                "Job starts whose newest checkpoint was damaged and set "
                "aside, resuming from an older one or afresh")
-           .Register(r);
+           .Register(r)
+           .Add({});
   m->batch_wait_ = &prometheus::BuildHistogram()
                         .Name("mmapzero_learner_batch_wait_seconds")
                         .Help("Time a training step waited for its batch")
@@ -111,8 +112,8 @@ void LearnerMetrics::OnCheckpoint(const std::string& job) {
   checkpoints_->Add({{"job", job}}).Increment();
 }
 
-void LearnerMetrics::OnCheckpointFallback(const std::string& job) {
-  checkpoint_fallbacks_->Add({{"job", job}}).Increment();
+void LearnerMetrics::OnCheckpointFallback() {
+  checkpoint_fallbacks_->Increment();
 }
 
 void LearnerMetrics::OnRpc(absl::string_view method, absl::StatusCode code,

@@ -42,8 +42,11 @@ class LearnerMetrics final : public rpc::RpcObserver {
               absl::Duration batch_wait);
   void OnPublish(const std::string& job, int64_t version);
   void OnCheckpoint(const std::string& job);
-  // The job's newest checkpoint was damaged and set aside at its start.
-  void OnCheckpointFallback(const std::string& job);
+  // A job's newest checkpoint was damaged and set aside at its start (the
+  // job is named in its status). One series for the worker, exported as 0
+  // from the start: an alert on increase() would miss the first count of
+  // a per-job series that appears already at 1.
+  void OnCheckpointFallback();
   void OnRpc(absl::string_view method, absl::StatusCode code,
              absl::Duration latency) override;
 
@@ -59,7 +62,7 @@ class LearnerMetrics final : public rpc::RpcObserver {
   prometheus::Family<prometheus::Gauge>* loss_ = nullptr;
   prometheus::Family<prometheus::Gauge>* version_ = nullptr;
   prometheus::Family<prometheus::Counter>* checkpoints_ = nullptr;
-  prometheus::Family<prometheus::Counter>* checkpoint_fallbacks_ = nullptr;
+  prometheus::Counter* checkpoint_fallbacks_ = nullptr;
   prometheus::Family<prometheus::Histogram>* batch_wait_ = nullptr;
   prometheus::Family<prometheus::Gauge>* device_ = nullptr;
   metrics::RpcMetrics rpcs_;
