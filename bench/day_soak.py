@@ -7,8 +7,8 @@ minutes (--config-dir), and for --minutes:
   - jobs are submitted (generated workloads of three families), extended,
     cancelled, resumed and deleted throughout, at most two unfinished at a
     time, and ended ones expire by the retention;
-  - every --kill-every seconds a random service is killed with SIGKILL and
-    `mmapctl local up` starts it again;
+  - every --kill-every seconds a random service (not one of --spare) is
+    killed with SIGKILL and `mmapctl local up` starts it again;
   - every --sample-every seconds each service's resident memory and open
     files, the data dir's disk use and the coordinator's database size are
     sampled, and every job's best is read.
@@ -35,7 +35,7 @@ Not a CI test: run it on an otherwise idle machine.
 Usage: bench/day_soak.py [--minutes 120] [--out DIR] [--bin DIR]
                          [--kill-every 300] [--sample-every 60]
                          [--retention-minutes 10] [--max-finished 6]
-                         [--seed 1]
+                         [--seed 1] [--spare learner,coordinator]
 """
 import argparse
 import csv
@@ -204,7 +204,11 @@ class Soak:
     # --- faults ---------------------------------------------------------
     def kill_one(self):
         services = self.services()
-        name = self.rng.choice(sorted(services))
+        spared = set(filter(None, self.args.spare.split(",")))
+        choices = sorted(n for n in services if n not in spared)
+        if not choices:
+            return
+        name = self.rng.choice(choices)
         try:
             os.kill(services[name], signal.SIGKILL)
         except ProcessLookupError:
@@ -520,6 +524,10 @@ def main():
     parser.add_argument("--retention-minutes", type=int, default=10)
     parser.add_argument("--max-finished", type=int, default=6)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--spare", default="",
+        help="services never killed (comma-separated, e.g. learner,"
+             "coordinator), so that their RSS is followed over the whole run")
     args = parser.parse_args()
     for name in ("minutes", "kill_every", "sample_every",
                  "retention_minutes", "max_finished"):
