@@ -63,6 +63,7 @@ class Soak:
         self.data = os.path.join(self.out, "data")
         self.mmapctl = os.path.join(args.bin, "mmapctl")
         self.rng = random.Random(args.seed)
+        self.spared = set(filter(None, args.spare.split(",")))  # never killed
         self.start = time.monotonic()
         self.best = {}          # job -> highest best seen
         self.stuck_seen = {}    # job -> times seen stuck in a row
@@ -204,8 +205,7 @@ class Soak:
     # --- faults ---------------------------------------------------------
     def kill_one(self):
         services = self.services()
-        spared = set(filter(None, self.args.spare.split(",")))
-        choices = sorted(n for n in services if n not in spared)
+        choices = sorted(n for n in services if n not in self.spared)
         if not choices:
             return
         name = self.rng.choice(choices)

@@ -11,7 +11,9 @@ std::vector<HistoryChange> JobHistory::Record(
     const std::vector<v1::JobStatus>& jobs, int64_t now_unix_ms) {
   absl::MutexLock lock(&mu_);
   std::vector<HistoryChange> changes;
+  absl::flat_hash_set<std::string> listed;
   for (const v1::JobStatus& job : jobs) {
+    listed.insert(job.job_id());
     const bool running = job.state() == v1::JOB_STATE_RUNNING;
     auto it = series_.find(job.job_id());
     if (!running && (it == series_.end() || it->second.ended)) continue;
@@ -46,8 +48,6 @@ std::vector<HistoryChange> JobHistory::Record(
   // The series of jobs no longer listed (deleted, by hand or by retention)
   // go, so that a coordinator that runs for days holds no more than its
   // stored jobs' series.
-  absl::flat_hash_set<std::string> listed;
-  for (const v1::JobStatus& job : jobs) listed.insert(job.job_id());
   std::erase_if(series_, [&listed](const auto& entry) {
     return !listed.contains(entry.first);
   });

@@ -75,9 +75,7 @@ absl::StatusOr<ServingStatus> CheckServingStatus(
   bool ok = false;
   const bool answered = queue.Next(&tag, &ok) && ok;
   queue.Shutdown();
-  void* drained_tag = nullptr;
-  bool drained_ok = false;
-  while (queue.Next(&drained_tag, &drained_ok)) {
+  while (queue.Next(&tag, &ok)) {  // drained before the queue goes
   }
   if (!answered) return absl::UnavailableError("health check: no answer");
   if (!status.ok()) return FromGrpcStatus(status);
