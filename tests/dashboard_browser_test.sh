@@ -64,7 +64,7 @@ ports=$(for s in "${services[@]}"; do cat "$data/$s.metrics"; done | sort -u | w
 [[ $ports == 5 ]] || fail "metrics ports are not distinct: $(cat "$data"/*.metrics)"
 
 export MMAPZERO_DATA_DIR=$data
-run submit submit "$source_dir/examples/small.json" --budget 2m
+run submit submit "$source_dir/examples/small.json" --budget "$(scaled 120)s"
 job=$(grep -oE 'job-[0-9]+' "$work/submit.out" | head -n1)
 [[ -n $job ]] || fail "no job id from submit"
 # Running, with a few history samples (one every 2 s).
@@ -86,16 +86,26 @@ samples1=$(grep -oE "$job \(running, [0-9]+ samples\)" "$work/dom1.html" |
 echo "first view: $job running, $samples1 samples"
 
 # Every metric the alert rules and the Grafana dashboard use is exported
-# by a service of this running cluster (a renamed metric fails here).
-: >"$work/metrics.txt"
-for file in "$data"/*.metrics; do
-  http_get "$(cut -d: -f2 "$file")" /metrics >>"$work/metrics.txt" || true
-done
-for name in $(grep -ohE 'mmapzero_[a-z0-9_]+' \
-                "$source_dir/deploy/prometheus/rules.yml" \
-                "$source_dir/deploy/grafana/mmapzero.json" | sort -u); do
-  grep -qE "^$name(\{| )" "$work/metrics.txt" ||
-    fail "$name (used by deploy/prometheus/rules.yml or deploy/grafana/mmapzero.json) is not exported"
+# by a service of this running cluster (a renamed metric fails here). A
+# job's series appear with its first event (a reanalysed trajectory, say),
+# so the services are scraped again until all are there.
+missing=""
+all_exported() {
+  : >"$work/metrics.txt"
+  for file in "$data"/*.metrics; do
+    http_get "$(cut -d: -f2 "$file")" /metrics >>"$work/metrics.txt" || true
+  done
+  for name in $(grep -ohE 'mmapzero_[a-z0-9_]+' \
+                  "$source_dir/deploy/prometheus/rules.yml" \
+                  "$source_dir/deploy/grafana/mmapzero.json" | sort -u); do
+    grep -qE "^$name(\{| )" "$work/metrics.txt" || { missing=$name; return 1; }
+  done
+}
+deadline=$(($(date +%s) + $(scaled 30)))
+until all_exported; do
+  (($(date +%s) < deadline)) ||
+    fail "$missing (used by deploy/prometheus/rules.yml or deploy/grafana/mmapzero.json) is not exported"
+  sleep 1
 done
 echo "every metric of the alert rules and the Grafana dashboard is exported"
 
@@ -108,8 +118,11 @@ if ((${#prometheus_flag[@]})); then
       grep -q '"value":\[[0-9.]*,"5"\]'
   }
   wait_until 30 "Prometheus scrapes the five services" scraped
-  http_get "$port" '/api/v1/query?query=mmapzero_job_learner_step' |
-    grep -q "\"job\":\"$job\"" || fail "Prometheus has no learner step of $job"
+  has_learner_step() {
+    http_get "$port" '/api/v1/query?query=mmapzero_job_learner_step' |
+      grep -q "\"job\":\"$job\""
+  }
+  wait_until 30 "Prometheus has no learner step of $job" has_learner_step
   http_get "$port" /api/v1/rules | grep -q '"name":"MMapZeroJobWithoutLearner"' ||
     fail "Prometheus did not load the alert rules"
   # Every Grafana panel's query ($job as .*) runs on it (node reads the

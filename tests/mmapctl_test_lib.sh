@@ -27,9 +27,17 @@ start_time=$(date +%s)
 # Seconds since the script sourced this, e.g. "12s", for progress lines.
 elapsed() { echo "$(($(date +%s) - start_time))s"; }
 
-# wait_until SECONDS WHAT CMD...: polls CMD every 0.2 s until it succeeds.
+# scaled SECONDS: SECONDS times MMAPZERO_TEST_TIME_SCALE (tests/CMakeLists.txt:
+# 3 for sanitized binaries, else 1), for a budget within which something
+# must happen.
+scaled() { echo $(($1 * ${MMAPZERO_TEST_TIME_SCALE:-1})); }
+
+# wait_until SECONDS WHAT CMD...: polls CMD every 0.2 s until it succeeds,
+# for `scaled SECONDS`.
 wait_until() {
-  local timeout=$1 what=$2
+  local timeout
+  timeout=$(scaled "$1")
+  local what=$2
   shift 2
   local deadline=$(($(date +%s) + timeout))
   until "$@"; do

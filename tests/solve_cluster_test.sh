@@ -72,7 +72,7 @@ expect_failure in_process_other "only with --solver muzero" solve "$example" \
 [[ ! -e $work/data-bad/coordinator.pid ]] || fail "a refused solve started services"
 
 # A whole solve through the cluster it starts and stops.
-run solve solve "$example" --solver muzero --budget 10s \
+run solve solve "$example" --solver muzero --budget "$(scaled 10)s" \
   --data-dir "$work/data-solve" --out "$work/solve.json" --svg "$work/solve.svg"
 grep -q 'starting the local cluster' "$work/solve.err" ||
   fail "solve did not start the local cluster"
@@ -139,8 +139,8 @@ sys.exit(0 if wall >= 2.5 else f"wall_seconds {wall} leaves out the stage")' \
 # the starting network and takes no step; the actors play with it. (10 s:
 # a job's totals reach the coordinator with the workers' heartbeats, so a
 # few seconds may end before any is counted; the 10-s job above learned.)
-run solve_frozen solve "$example" --solver muzero --budget 10s --set learn=0 \
-  --data-dir "$work/data-up" --out "$work/frozen.json"
+run solve_frozen solve "$example" --solver muzero --budget "$(scaled 10)s" \
+  --set learn=0 --data-dir "$work/data-up" --out "$work/frozen.json"
 grep -qE 'job-[0-9]+ done: 0 learner steps, [1-9][0-9]* games' \
   "$work/solve_frozen.err" || fail "learn=0: the learner stepped, or no games"
 run validate_frozen validate "$example" "$work/frozen.json"
