@@ -128,6 +128,7 @@ void ActorJob::Stop(absl::Duration drain) {
                    {{"job", job_id_},
                     {"sent", absl::StrCat(outbox.sent)},
                     {"dropped", absl::StrCat(outbox.dropped)}});
+  if (options_.metrics != nullptr) options_.metrics->ForgetJob(job_id_);
 }
 
 ActorJobStats ActorJob::stats() const {

@@ -51,6 +51,12 @@ ActorMetrics::ActorMetrics()
                      "Learner's latest version minus the acting version");
   returns_ = HistogramFamily(r, "mmapzero_actor_episode_normalised_return",
                              "Normalised return of each finished game");
+  for (auto* family : {games_, moves_, simulations_, sent_, dropped_}) {
+    job_series_.Track(family);
+  }
+  job_series_.Track(version_);
+  job_series_.Track(lag_);
+  job_series_.Track(returns_);
   batch_size_ = &HistogramFamily(r, "mmapzero_actor_inference_batch_size",
                                  "Positions per network call")
                      ->Add({}, prometheus::Histogram::BucketBoundaries{
@@ -75,20 +81,27 @@ absl::StatusOr<std::unique_ptr<ActorMetrics>> ActorMetrics::Start(
 }
 
 void ActorMetrics::AddMoves(const std::string& job, int64_t moves) {
-  moves_->Add({{"job", job}}).Increment(static_cast<double>(moves));
+  job_series_.Update([&] {
+    moves_->Add({{"job", job}}).Increment(static_cast<double>(moves));
+  });
 }
 
 void ActorMetrics::AddSimulations(const std::string& job, int64_t simulations) {
-  simulations_->Add({{"job", job}}).Increment(static_cast<double>(simulations));
+  job_series_.Update([&] {
+    simulations_->Add({{"job", job}})
+        .Increment(static_cast<double>(simulations));
+  });
 }
 
 void ActorMetrics::AddGame(const std::string& job, double normalised_return) {
-  games_->Add({{"job", job}}).Increment();
-  returns_
-      ->Add({{"job", job}},
-            prometheus::Histogram::BucketBoundaries{0, 0.1, 0.2, 0.3, 0.4, 0.5,
-                                                    0.6, 0.7, 0.8, 0.9, 1})
-      .Observe(normalised_return);
+  job_series_.Update([&] {
+    games_->Add({{"job", job}}).Increment();
+    returns_
+        ->Add({{"job", job}},
+              prometheus::Histogram::BucketBoundaries{
+                  0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1})
+        .Observe(normalised_return);
+  });
 }
 
 void ActorMetrics::ObserveInference(int batch, absl::Duration latency) {
@@ -98,17 +111,28 @@ void ActorMetrics::ObserveInference(int batch, absl::Duration latency) {
 
 void ActorMetrics::SetParameters(const std::string& job, int64_t version,
                                  int64_t learner_latest) {
-  version_->Add({{"job", job}}).Set(static_cast<double>(version));
-  lag_->Add({{"job", job}})
-      .Set(static_cast<double>(std::max<int64_t>(0, learner_latest - version)));
+  job_series_.Update([&] {
+    version_->Add({{"job", job}}).Set(static_cast<double>(version));
+    lag_->Add({{"job", job}})
+        .Set(static_cast<double>(
+            std::max<int64_t>(0, learner_latest - version)));
+  });
 }
 
 void ActorMetrics::AddTrajectories(const std::string& job, int64_t sent,
                                    int64_t dropped) {
-  if (sent > 0) sent_->Add({{"job", job}}).Increment(static_cast<double>(sent));
-  if (dropped > 0) {
-    dropped_->Add({{"job", job}}).Increment(static_cast<double>(dropped));
-  }
+  job_series_.Update([&] {
+    if (sent > 0) {
+      sent_->Add({{"job", job}}).Increment(static_cast<double>(sent));
+    }
+    if (dropped > 0) {
+      dropped_->Add({{"job", job}}).Increment(static_cast<double>(dropped));
+    }
+  });
+}
+
+void ActorMetrics::ForgetJob(const std::string& job) {
+  job_series_.Forget(job);
 }
 
 std::string ActorMetrics::Text() const {

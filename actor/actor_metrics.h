@@ -4,7 +4,8 @@
 // batch size and latency (histograms over every network call), the
 // parameter version each job acts with and its lag behind the learner's
 // latest, the normalised return of every finished game per job
-// (histogram), and trajectories sent to / dropped for replay.
+// (histogram), and trajectories sent to / dropped for replay. A job's
+// series go when the actor stops playing it (ForgetJob).
 //
 // Thread-safety: thread-safe (prometheus-cpp's metrics are).
 #ifndef MMAPZERO_ACTOR_ACTOR_METRICS_H_
@@ -17,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "common/metrics/http_endpoint.h"
+#include "common/metrics/job_series.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -42,6 +44,9 @@ class ActorMetrics {
   void SetParameters(const std::string& job, int64_t version,
                      int64_t learner_latest);
   void AddTrajectories(const std::string& job, int64_t sent, int64_t dropped);
+  // Removes the job's series: this actor no longer plays it (its job
+  // stopped). Called after the job's threads have ended.
+  void ForgetJob(const std::string& job);
 
   // The Prometheus text exposition of every metric (tests, debugging).
   std::string Text() const;
@@ -60,6 +65,7 @@ class ActorMetrics {
   prometheus::Family<prometheus::Histogram>* returns_;
   prometheus::Histogram* batch_size_;
   prometheus::Histogram* latency_;
+  metrics::JobSeries job_series_;  // every family above labelled "job"
   std::unique_ptr<metrics::HttpEndpoint> http_;
   int port_ = 0;
 };

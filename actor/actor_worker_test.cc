@@ -19,6 +19,7 @@ namespace mmapzero::actor {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using worker::ParametersOf;
 using worker::TestCluster;
 using worker::TinyConfig;
@@ -111,6 +112,10 @@ TEST(ActorWorkerIntegrationTest, PlaysPushesTrajectoriesAndReportsSolutions) {
                               "{job=\"" +
                               job + "\"}"));
   actor->Shutdown(absl::Seconds(2));
+  // The actor no longer plays the job: its series go, the actor's own stay.
+  const std::string after = (*metrics)->Text();
+  EXPECT_THAT(after, Not(HasSubstr("job=\"" + job + "\""))) << after;
+  EXPECT_THAT(after, HasSubstr("mmapzero_actor_inference_batch_size_count"));
 }
 
 TEST(ActorWorkerIntegrationTest, StopsAJobWhoseAssignmentDisappears) {
@@ -219,6 +224,13 @@ TEST(ActorMetricsTest, TextShowsCountersGaugesAndHistograms) {
   EXPECT_THAT(
       text,
       HasSubstr("mmapzero_actor_trajectories_dropped_total{job=\"job-1\"} 1"));
+
+  m.AddGame("job-2", 0.5);
+  m.ForgetJob("job-1");
+  const std::string after = m.Text();
+  EXPECT_THAT(after, Not(HasSubstr("job-1"))) << after;
+  EXPECT_THAT(after, HasSubstr("mmapzero_actor_games_total{job=\"job-2\"} 1"));
+  EXPECT_THAT(after, HasSubstr("mmapzero_actor_inference_batch_size_sum 8"));
 }
 
 }  // namespace

@@ -22,12 +22,15 @@
 //
 // Usage: learner_bench [--networks=cpu,paper] [--devices=cpu,cuda]
 //   [--threads=N] [--seconds=S] [--warmup=N] [--repeats=N] [--batch=N]
-//   [--passes=step,train]
+//   [--passes=step,train] [--release-every=S]
 // Defaults: both networks; cpu, plus cuda when available; LibTorch's
 // thread count; 3 s per row as `repeats` (3) windows of at least one call
 // after `warmup` (2) calls, the best window's time per call. --batch
 // replaces the presets' batch size (to keep a slow CPU row short; the table
-// says so). Prints Markdown (docs/benchmarks.md, "Learner on a GPU").
+// says so). --release-every=S runs with the services' malloc settings
+// (common/base/malloc_tuning.h) and gives freed memory back every S s (0:
+// never; without the flag, glibc's defaults). Prints Markdown
+// (docs/benchmarks.md, "Learner on a GPU").
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -36,6 +39,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -43,9 +47,11 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
+#include "absl/time/time.h"
 #include "bench/synthetic_replay.h"
 #include "common/agent/replay_buffer.h"
 #include "common/agent/targets.h"
+#include "common/base/malloc_tuning.h"
 #include "common/features/config_presets.h"
 #include "common/model/compute_threads.h"
 #include "common/model/muzero_loss.h"
@@ -71,6 +77,10 @@ struct Options {
   int batch = 0;  // 0: the preset's
   bool step = true;
   bool train = true;
+  // Below 0: glibc's malloc as it comes; 0: the services' settings
+  // (KeepFreedMemoryForReuse); above 0: those, and ReleaseFreedMemory
+  // every so many seconds as a service does (common/base/malloc_tuning.h).
+  double release_every = -1;
 };
 
 // Synchronises CUDA so that timings include the queued work.
@@ -322,6 +332,8 @@ bool ParseOptions(int argc, char** argv, Options* options) {
       options->repeats = std::max(1, std::atoi(value.c_str()));
     } else if (name == "--batch") {
       options->batch = std::atoi(value.c_str());
+    } else if (name == "--release-every") {
+      options->release_every = std::atof(value.c_str());
     } else {
       return false;
     }
@@ -330,6 +342,12 @@ bool ParseOptions(int argc, char** argv, Options* options) {
 }
 
 int Run(const Options& options) {
+  // Before LibTorch starts its threads, as in a service's main.
+  if (options.release_every >= 0) KeepFreedMemoryForReuse();
+  std::optional<PeriodicMemoryRelease> release;
+  if (options.release_every > 0) {
+    release.emplace(absl::Seconds(options.release_every));
+  }
   if (options.threads > 0) SetComputeThreads(options.threads);
   torch::manual_seed(1);
   std::vector<std::string> devices = options.devices;
@@ -340,6 +358,15 @@ int Run(const Options& options) {
   std::printf("Learner bench: %u cores, %d torch threads, LibTorch %s\n",
               std::thread::hardware_concurrency(), torch::get_num_threads(),
               TORCH_VERSION);
+  if (options.release_every < 0) {
+    std::printf("malloc: glibc's defaults\n");
+  } else if (options.release_every == 0) {
+    std::printf("malloc: the services' settings, freed memory kept\n");
+  } else {
+    std::printf(
+        "malloc: the services' settings, freed memory released every %g s\n",
+        options.release_every);
+  }
   std::vector<Preset> presets;
   for (const std::string& name : options.networks) {
     absl::StatusOr<Preset> preset = MakePreset(name, options);
@@ -379,7 +406,7 @@ int main(int argc, char** argv) {
                  "usage: learner_bench [--networks=cpu,paper] "
                  "[--devices=cpu,cuda] [--threads=N] [--seconds=S] "
                  "[--warmup=N] [--repeats=N] [--batch=N] "
-                 "[--passes=step,train]\n");
+                 "[--passes=step,train] [--release-every=S]\n");
     return 2;
   }
   return mmapzero::model::Run(options);

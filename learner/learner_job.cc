@@ -244,6 +244,7 @@ void LearnerJob::Stop() {
     thread_.request_stop();
     thread_.join();
   }
+  if (metrics_ != nullptr) metrics_->ForgetJob(options_.job_id);
 }
 
 absl::StatusOr<int64_t> LearnerJob::BuildLearner() {

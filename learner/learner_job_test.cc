@@ -659,6 +659,13 @@ TEST(LearnerJobTest, TrainsFromAPrefetchQueueWithMetrics) {
   EXPECT_THAT(text, HasSubstr("mmapzero_learner_parameter_version{job="
                               "\"job-000001\"} 6"));
   EXPECT_THAT(text, HasSubstr("term=\"policy\""));
+  // Stopped, the job is no longer the learner's: its series go, the
+  // worker's own stay.
+  (*job)->Stop();
+  const std::string after = (*metrics)->Text();
+  EXPECT_THAT(after, Not(HasSubstr("job-000001"))) << after;
+  EXPECT_THAT(after,
+              HasSubstr("mmapzero_learner_checkpoint_fallbacks_total 0"));
 }
 
 // The game that plays the first legal action of `preference`.

@@ -1,6 +1,7 @@
 #include "learner/learner_metrics.h"
 
 #include <exception>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -66,6 +67,12 @@ absl::StatusOr<std::unique_ptr<LearnerMetrics>> LearnerMetrics::Start(
                     .Help("1 for the device training runs on")
                     .Register(r);
   m->rpcs_ = metrics::RpcMetrics(r, "learner", /*with_latency=*/false);
+  for (auto* family : {m->steps_, m->checkpoints_})
+    m->job_series_.Track(family);
+  for (auto* family : {m->steps_per_second_, m->loss_, m->version_}) {
+    m->job_series_.Track(family);
+  }
+  m->job_series_.Track(m->batch_wait_);
   if (!address.empty()) {
     ASSIGN_OR_RETURN(metrics::MetricsEndpoint endpoint,
                      metrics::StartMetricsEndpoint(address, {m->registry_}));
@@ -84,32 +91,50 @@ void LearnerMetrics::SetDevice(const std::string& device) {
 void LearnerMetrics::OnStep(const std::string& job,
                             const training::LearnerStats& stats,
                             absl::Duration batch_wait) {
-  steps_->Add({{"job", job}}).Increment();
-  loss_->Add({{"job", job}, {"term", "total"}}).Set(stats.total);
-  loss_->Add({{"job", job}, {"term", "value"}}).Set(stats.value);
-  loss_->Add({{"job", job}, {"term", "reward"}}).Set(stats.reward);
-  loss_->Add({{"job", job}, {"term", "policy"}}).Set(stats.policy);
-  batch_wait_->Add({{"job", job}}, WaitBuckets())
-      .Observe(absl::ToDoubleSeconds(batch_wait));
-  const absl::Time now = absl::Now();
-  rates_.Update([&](absl::flat_hash_map<std::string, Rate>& rates) {
-    auto [it, inserted] = rates.try_emplace(job, Rate{stats.step, now});
-    if (inserted || stats.step - it->second.step < kRateSteps) return;
-    const double seconds = absl::ToDoubleSeconds(now - it->second.time);
-    if (seconds > 0) {
-      steps_per_second_->Add({{"job", job}})
-          .Set((stats.step - it->second.step) / seconds);
-    }
-    it->second = Rate{stats.step, now};
+  job_series_.Update([&] {
+    steps_->Add({{"job", job}}).Increment();
+    loss_->Add({{"job", job}, {"term", "total"}}).Set(stats.total);
+    loss_->Add({{"job", job}, {"term", "value"}}).Set(stats.value);
+    loss_->Add({{"job", job}, {"term", "reward"}}).Set(stats.reward);
+    loss_->Add({{"job", job}, {"term", "policy"}}).Set(stats.policy);
+    batch_wait_->Add({{"job", job}}, WaitBuckets())
+        .Observe(absl::ToDoubleSeconds(batch_wait));
   });
+  const absl::Time now = absl::Now();
+  const std::optional<double> rate =
+      rates_.Update([&](absl::flat_hash_map<std::string, Rate>& rates)
+                        -> std::optional<double> {
+        auto [it, inserted] = rates.try_emplace(job, Rate{stats.step, now});
+        if (inserted || stats.step - it->second.step < kRateSteps) {
+          return std::nullopt;
+        }
+        const double seconds = absl::ToDoubleSeconds(now - it->second.time);
+        const int64_t steps = stats.step - it->second.step;
+        it->second = Rate{stats.step, now};
+        if (seconds <= 0) return std::nullopt;
+        return steps / seconds;
+      });
+  if (rate.has_value()) {
+    job_series_.Update([&] {
+      steps_per_second_->Add({{"job", job}}).Set(*rate);
+    });
+  }
 }
 
 void LearnerMetrics::OnPublish(const std::string& job, int64_t version) {
-  version_->Add({{"job", job}}).Set(static_cast<double>(version));
+  job_series_.Update([&] {
+    version_->Add({{"job", job}}).Set(static_cast<double>(version));
+  });
 }
 
 void LearnerMetrics::OnCheckpoint(const std::string& job) {
-  checkpoints_->Add({{"job", job}}).Increment();
+  job_series_.Update([&] { checkpoints_->Add({{"job", job}}).Increment(); });
+}
+
+void LearnerMetrics::ForgetJob(const std::string& job) {
+  job_series_.Forget(job);
+  rates_.Update(
+      [&](absl::flat_hash_map<std::string, Rate>& rates) { rates.erase(job); });
 }
 
 void LearnerMetrics::OnCheckpointFallback() {

@@ -3,8 +3,9 @@
 // the steps/s of the last reporting period, each loss term, the published
 // parameter version, checkpoints written, and a histogram of how long each
 // training step waited for its batch (near 0 while prefetching keeps up);
-// plus the training device and RPCs served by method and status code.
-// Thread-safe (prometheus-cpp metrics are).
+// plus the training device and RPCs served by method and status code. A
+// job's series go when the learner stops training it (ForgetJob).
+// Thread-safe.
 #ifndef MMAPZERO_LEARNER_LEARNER_METRICS_H_
 #define MMAPZERO_LEARNER_LEARNER_METRICS_H_
 
@@ -16,6 +17,7 @@
 #include "absl/time/time.h"
 #include "common/base/guarded.h"
 #include "common/metrics/http_endpoint.h"
+#include "common/metrics/job_series.h"
 #include "common/metrics/rpc_metrics.h"
 #include "common/rpc/rpc_handler.h"
 #include "common/training/learner_stats.h"
@@ -42,6 +44,9 @@ class LearnerMetrics final : public rpc::RpcObserver {
               absl::Duration batch_wait);
   void OnPublish(const std::string& job, int64_t version);
   void OnCheckpoint(const std::string& job);
+  // Removes the job's series: the learner no longer trains it (its job
+  // stopped). Called after the job's thread has ended.
+  void ForgetJob(const std::string& job);
   // A job's newest checkpoint was damaged and set aside at its start (the
   // job is named in its status). One series for the worker, exported as 0
   // from the start: an alert on increase() would miss the first count of
@@ -65,6 +70,7 @@ class LearnerMetrics final : public rpc::RpcObserver {
   prometheus::Counter* checkpoint_fallbacks_ = nullptr;
   prometheus::Family<prometheus::Histogram>* batch_wait_ = nullptr;
   prometheus::Family<prometheus::Gauge>* device_ = nullptr;
+  metrics::JobSeries job_series_;  // the families above labelled "job"
   metrics::RpcMetrics rpcs_;
   std::unique_ptr<metrics::HttpEndpoint> http_;
   int port_ = 0;

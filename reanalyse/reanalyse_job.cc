@@ -61,6 +61,7 @@ void ReanalyseJob::Update(const v1::Assignment& assignment) {
 void ReanalyseJob::Stop(absl::Duration drain) {
   stopping_.Update([](bool& stopping) { stopping = true; });
   if (thread_.joinable()) thread_.join();
+  if (options_.metrics != nullptr) options_.metrics->ForgetJob(job_id_);
 }
 
 ReanalyseJobStats ReanalyseJob::stats() const { return stats_.Get(); }

@@ -34,6 +34,9 @@ ReanalyseMetrics::ReanalyseMetrics()
               .Name("mmapzero_reanalyse_parameter_lag")
               .Help("Learner's latest version minus the version used")
               .Register(r);
+  for (auto* family : {trajectories_, steps_, gone_}) job_series_.Track(family);
+  job_series_.Track(version_);
+  job_series_.Track(lag_);
 }
 
 absl::StatusOr<std::unique_ptr<ReanalyseMetrics>> ReanalyseMetrics::Start(
@@ -50,17 +53,26 @@ absl::StatusOr<std::unique_ptr<ReanalyseMetrics>> ReanalyseMetrics::Start(
 
 void ReanalyseMetrics::AddRound(const std::string& job, int64_t trajectories,
                                 int64_t steps, int64_t gone) {
-  trajectories_->Add({{"job", job}})
-      .Increment(static_cast<double>(trajectories));
-  steps_->Add({{"job", job}}).Increment(static_cast<double>(steps));
-  gone_->Add({{"job", job}}).Increment(static_cast<double>(gone));
+  job_series_.Update([&] {
+    trajectories_->Add({{"job", job}})
+        .Increment(static_cast<double>(trajectories));
+    steps_->Add({{"job", job}}).Increment(static_cast<double>(steps));
+    gone_->Add({{"job", job}}).Increment(static_cast<double>(gone));
+  });
 }
 
 void ReanalyseMetrics::SetParameters(const std::string& job, int64_t version,
                                      int64_t learner_latest) {
-  version_->Add({{"job", job}}).Set(static_cast<double>(version));
-  lag_->Add({{"job", job}})
-      .Set(static_cast<double>(std::max<int64_t>(0, learner_latest - version)));
+  job_series_.Update([&] {
+    version_->Add({{"job", job}}).Set(static_cast<double>(version));
+    lag_->Add({{"job", job}})
+        .Set(static_cast<double>(
+            std::max<int64_t>(0, learner_latest - version)));
+  });
+}
+
+void ReanalyseMetrics::ForgetJob(const std::string& job) {
+  job_series_.Forget(job);
 }
 
 std::string ReanalyseMetrics::Text() const {

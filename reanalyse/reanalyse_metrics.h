@@ -1,7 +1,8 @@
 // Prometheus metrics of a reanalyse worker on their own HTTP port
 // (/metrics): trajectories and steps reanalysed per job, trajectories that
 // replay had evicted meanwhile, and the parameter version each job
-// searches with and its lag behind the learner's latest.
+// searches with and its lag behind the learner's latest. A job's series go
+// when the worker stops reanalysing it (ForgetJob).
 //
 // Thread-safety: thread-safe (prometheus-cpp's metrics are).
 #ifndef MMAPZERO_REANALYSE_REANALYSE_METRICS_H_
@@ -13,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/metrics/http_endpoint.h"
+#include "common/metrics/job_series.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -34,6 +36,9 @@ class ReanalyseMetrics {
                 int64_t gone);
   void SetParameters(const std::string& job, int64_t version,
                      int64_t learner_latest);
+  // Removes the job's series: this worker no longer reanalyses it (its
+  // job stopped). Called after the job's thread has ended.
+  void ForgetJob(const std::string& job);
 
   std::string Text() const;
 
@@ -46,6 +51,7 @@ class ReanalyseMetrics {
   prometheus::Family<prometheus::Counter>* gone_;
   prometheus::Family<prometheus::Gauge>* version_;
   prometheus::Family<prometheus::Gauge>* lag_;
+  metrics::JobSeries job_series_;  // every family above
   std::unique_ptr<metrics::HttpEndpoint> http_;
   int port_ = 0;
 };

@@ -2,6 +2,9 @@
 
 #include <malloc.h>
 
+#include <condition_variable>
+#include <mutex>
+
 namespace mmapzero {
 
 void KeepFreedMemoryForReuse() {
@@ -10,5 +13,20 @@ void KeepFreedMemoryForReuse() {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
+
+void ReleaseFreedMemory() { malloc_trim(0); }
+
+PeriodicMemoryRelease::PeriodicMemoryRelease(absl::Duration interval)
+    : thread_([interval](std::stop_token stop) {
+        std::mutex mu;
+        std::condition_variable_any stopped;
+        std::unique_lock<std::mutex> lock(mu);
+        while (!stopped.wait_for(lock, stop,
+                                 absl::ToChronoMilliseconds(interval),
+                                 [] { return false; }) &&
+               !stop.stop_requested()) {
+          ReleaseFreedMemory();
+        }
+      }) {}
 
 }  // namespace mmapzero
