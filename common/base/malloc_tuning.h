@@ -12,9 +12,9 @@
 //
 // Its cost is that a process keeps the high-water mark of every pattern of
 // allocations it has met in each of its arenas: in a two-hour soak of job
-// churn, services that were never killed kept 2-3 times the memory they
-// used (the learner 210-274 MB from malloc, 57-73 MB of it in use), so their RSS
-// rose for hours. PeriodicMemoryRelease gives the freed memory back
+// churn, services that were never killed kept several times the memory they
+// used (the learner 210-274 MB from malloc, 57-73 MB of it in use), so their
+// RSS rose for hours. PeriodicMemoryRelease gives the freed memory back
 // (malloc_trim) every interval: a step's tensors fault in again once per
 // interval, not once per step.
 #ifndef MMAPZERO_COMMON_BASE_MALLOC_TUNING_H_
