@@ -1,7 +1,6 @@
 #include "learner/learner_metrics.h"
 
 #include <exception>
-#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -67,8 +66,9 @@ absl::StatusOr<std::unique_ptr<LearnerMetrics>> LearnerMetrics::Start(
                     .Help("1 for the device training runs on")
                     .Register(r);
   m->rpcs_ = metrics::RpcMetrics(r, "learner", /*with_latency=*/false);
-  for (auto* family : {m->steps_, m->checkpoints_})
+  for (auto* family : {m->steps_, m->checkpoints_}) {
     m->job_series_.Track(family);
+  }
   for (auto* family : {m->steps_per_second_, m->loss_, m->version_}) {
     m->job_series_.Track(family);
   }
@@ -99,26 +99,18 @@ void LearnerMetrics::OnStep(const std::string& job,
     loss_->Add({{"job", job}, {"term", "policy"}}).Set(stats.policy);
     batch_wait_->Add({{"job", job}}, WaitBuckets())
         .Observe(absl::ToDoubleSeconds(batch_wait));
-  });
-  const absl::Time now = absl::Now();
-  const std::optional<double> rate =
-      rates_.Update([&](absl::flat_hash_map<std::string, Rate>& rates)
-                        -> std::optional<double> {
-        auto [it, inserted] = rates.try_emplace(job, Rate{stats.step, now});
-        if (inserted || stats.step - it->second.step < kRateSteps) {
-          return std::nullopt;
-        }
-        const double seconds = absl::ToDoubleSeconds(now - it->second.time);
-        const int64_t steps = stats.step - it->second.step;
-        it->second = Rate{stats.step, now};
-        if (seconds <= 0) return std::nullopt;
-        return steps / seconds;
-      });
-  if (rate.has_value()) {
-    job_series_.Update([&] {
-      steps_per_second_->Add({{"job", job}}).Set(*rate);
+    const absl::Time now = absl::Now();
+    rates_.Update([&](absl::flat_hash_map<std::string, Rate>& rates) {
+      auto [it, inserted] = rates.try_emplace(job, Rate{stats.step, now});
+      if (inserted || stats.step - it->second.step < kRateSteps) return;
+      const double seconds = absl::ToDoubleSeconds(now - it->second.time);
+      if (seconds > 0) {
+        steps_per_second_->Add({{"job", job}})
+            .Set((stats.step - it->second.step) / seconds);
+      }
+      it->second = Rate{stats.step, now};
     });
-  }
+  });
 }
 
 void LearnerMetrics::OnPublish(const std::string& job, int64_t version) {

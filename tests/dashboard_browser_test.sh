@@ -89,7 +89,6 @@ echo "first view: $job running, $samples1 samples"
 # by a service of this running cluster (a renamed metric fails here). A
 # job's series appear with its first event (a reanalysed trajectory, say),
 # so the services are scraped again until all are there.
-missing=""
 all_exported() {
   : >"$work/metrics.txt"
   for file in "$data"/*.metrics; do
@@ -98,15 +97,11 @@ all_exported() {
   for name in $(grep -ohE 'mmapzero_[a-z0-9_]+' \
                   "$source_dir/deploy/prometheus/rules.yml" \
                   "$source_dir/deploy/grafana/mmapzero.json" | sort -u); do
-    grep -qE "^$name(\{| )" "$work/metrics.txt" || { missing=$name; return 1; }
+    grep -qE "^$name(\{| )" "$work/metrics.txt" || { why=$name; return 1; }
   done
 }
-deadline=$(($(date +%s) + $(scaled 30)))
-until all_exported; do
-  (($(date +%s) < deadline)) ||
-    fail "$missing (used by deploy/prometheus/rules.yml or deploy/grafana/mmapzero.json) is not exported"
-  sleep 1
-done
+wait_until 30 "a metric of deploy/prometheus/rules.yml or deploy/grafana/mmapzero.json is not exported" \
+  all_exported
 echo "every metric of the alert rules and the Grafana dashboard is exported"
 
 if ((${#prometheus_flag[@]})); then

@@ -33,15 +33,17 @@ elapsed() { echo "$(($(date +%s) - start_time))s"; }
 scaled() { echo $(($1 * ${MMAPZERO_TEST_TIME_SCALE:-1})); }
 
 # wait_until SECONDS WHAT CMD...: polls CMD every 0.2 s until it succeeds,
-# for `scaled SECONDS`.
+# for `scaled SECONDS`. CMD may set `why` to what it last found missing,
+# which the failure adds to WHAT.
 wait_until() {
   local timeout
   timeout=$(scaled "$1")
   local what=$2
   shift 2
+  why=""
   local deadline=$(($(date +%s) + timeout))
   until "$@"; do
-    (($(date +%s) < deadline)) || fail "after ${timeout}s: $what"
+    (($(date +%s) < deadline)) || fail "after ${timeout}s: $what${why:+: $why}"
     sleep 0.2
   done
 }

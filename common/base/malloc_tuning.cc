@@ -21,10 +21,10 @@ PeriodicMemoryRelease::PeriodicMemoryRelease(absl::Duration interval)
         std::mutex mu;
         std::condition_variable_any stopped;
         std::unique_lock<std::mutex> lock(mu);
+        // Wakes at each interval (false: release) or at once on stop (true).
         while (!stopped.wait_for(lock, stop,
                                  absl::ToChronoMilliseconds(interval),
-                                 [] { return false; }) &&
-               !stop.stop_requested()) {
+                                 [&stop] { return stop.stop_requested(); })) {
           ReleaseFreedMemory();
         }
       }) {}
