@@ -1,12 +1,9 @@
 #include "cli/local_cluster.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,6 +29,7 @@
 #include "cli/alert_rules.h"
 #include "cli/child_process.h"
 #include "cli/health_check.h"
+#include "cli/loopback_port.h"
 #include "cli/service_configs.h"
 #include "common/base/address_file.h"
 #include "common/base/atomic_file.h"
@@ -52,6 +50,9 @@ constexpr absl::Duration kPollInterval = absl::Milliseconds(50);
 constexpr absl::Duration kHealthDeadline = absl::Seconds(1);
 constexpr int kLogTailLines = 15;
 constexpr char kRegisteredEvent[] = " event=registered";
+// What a service prints when it cannot bind its metrics port
+// (common/metrics/http_endpoint.cc).
+constexpr char kMetricsPortTaken[] = "cannot serve HTTP (/metrics, /healthz)";
 // `up --prometheus`'s extra service (not among LocalRoles(): never
 // planned, started last by LocalUp itself); its name is its role's.
 const std::string& PrometheusName() {
@@ -147,26 +148,6 @@ absl::Status CheckBinaries(const std::vector<Planned>& plan,
       "not built (no executable in ", bin_dir,
       "): ", absl::StrJoin(missing, ", "),
       "; build them, or start only what exists, e.g. --only coordinator"));
-}
-
-// A port on 127.0.0.1 that nothing listens on now (bound, read, closed):
-// each service's own metrics port. Another process could take it before
-// the service binds it; the service then fails to start, naming the
-// address, and `up` rolls back.
-absl::StatusOr<int> FreeLoopbackPort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return absl::UnavailableError("socket: cannot open one");
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  socklen_t length = sizeof(address);
-  const bool ok =
-      bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
-  close(fd);
-  if (!ok) return absl::UnavailableError("no free port on 127.0.0.1");
-  return ntohs(address.sin_port);
 }
 
 // DATA_DIR/config/<role>.json: the file the role's service reads.
@@ -336,6 +317,30 @@ absl::StatusOr<std::string> AwaitHealthy(const LocalClusterOptions& options,
                        last_health, "); ", LogTail(log)));
     }
     absl::SleepFor(kPollInterval);
+  }
+}
+
+// AwaitHealthy, and when the service could not bind the metrics port
+// FreeLoopbackPort chose for it (another process took it in between),
+// starts it again on another one, at most kPortAttempts times in all.
+// `started` becomes the running one. A port the service had before (a
+// restart beside running services) is not changed.
+absl::StatusOr<std::string> AwaitHealthyOnAFreePort(
+    const LocalClusterOptions& options, const std::string& coordinator,
+    Started& started, std::ostream& out) {
+  constexpr int kPortAttempts = 3;
+  for (int attempt = 1;; ++attempt) {
+    absl::StatusOr<std::string> address = AwaitHealthy(options, started);
+    if (address.ok() || started.service.metrics_port != 0 ||
+        attempt == kPortAttempts ||
+        !LogHasSince(PathOf(options.data_dir, started.service.name, ".log"),
+                     started.log_offset, kMetricsPortTaken)) {
+      return address;
+    }
+    out << started.service.name << ": its metrics port was taken before it "
+        << "started; starting it on another one\n";
+    ASSIGN_OR_RETURN(started,
+                     StartService(options, started.service, coordinator));
   }
 }
 
@@ -592,7 +597,8 @@ absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out) {
       waiting.push_back(*std::move(started));
       continue;
     }
-    absl::StatusOr<std::string> address = AwaitHealthy(options, *started);
+    absl::StatusOr<std::string> address =
+        AwaitHealthyOnAFreePort(options, coordinator, *started, out);
     if (!address.ok()) return roll_back(address.status());
     coordinator = *address;
     out << (live.empty() ? "started" : "restarted") << " coordinator (pid "
@@ -604,8 +610,9 @@ absl::Status LocalUp(const LocalClusterOptions& options, std::ostream& out) {
       out << "dashboard: http://" << *metrics << "/ (metrics: /metrics)\n";
     }
   }
-  for (const Started& started : waiting) {
-    absl::StatusOr<std::string> address = AwaitHealthy(options, started);
+  for (Started& started : waiting) {
+    absl::StatusOr<std::string> address =
+        AwaitHealthyOnAFreePort(options, coordinator, started, out);
     if (!address.ok()) return roll_back(address.status());
     out << (live.empty() ? "started " : "restarted ") << started.service.name
         << " (pid " << started.pid << ")";
