@@ -2,8 +2,10 @@
 
 namespace mmapzero::cli {
 
-const std::vector<Command>& AllCommands() {
-  static const auto* commands = new std::vector<Command>{
+namespace {
+
+std::vector<Command>& Commands() {
+  static auto* commands = new std::vector<Command>{
       {"generate", "generate --family F --buffers N --seed S --out WORKLOAD",
        "write a seeded synthetic workload (mlp, cnn, transformer, lstm)",
        RunGenerate},
@@ -99,5 +101,11 @@ const std::vector<Command>& AllCommands() {
   };
   return *commands;
 }
+
+}  // namespace
+
+const std::vector<Command>& AllCommands() { return Commands(); }
+
+void AddCommand(const Command& command) { Commands().push_back(command); }
 
 }  // namespace mmapzero::cli

@@ -25,6 +25,12 @@ struct Command {
 // Every command, in the order `mmapctl help` lists them.
 const std::vector<Command>& AllCommands();
 
+// Adds a command defined outside this library: the LibTorch ones
+// (cli/training/), which mmapctl adds when it is built with LibTorch, so
+// that this library stays free of it. Call before AllCommands is read
+// from more than one thread (mmapctl's main does, first thing).
+void AddCommand(const Command& command);
+
 absl::Status RunGenerate(const Args& args);
 absl::Status RunInspect(const Args& args);
 absl::Status RunBound(const Args& args);

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "common/base/malloc_tuning.h"
 #ifdef MMAPZERO_WITH_TORCH
+#include "cli/training/training_commands.h"
 #include "common/training/register_training_solvers.h"
 #endif
 
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
 #ifdef MMAPZERO_WITH_TORCH
   // The LibTorch solvers (`muzero`), by explicit registration.
   mmapzero::training::RegisterTrainingSolvers();
+  mmapzero::cli::AddTrainingCommands();  // `imitate`
 #endif
   if (argc < 2 || std::string(argv[1]) == "help" ||
       std::string(argv[1]) == "--help") {

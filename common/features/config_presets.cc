@@ -13,8 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "common/base/read_file.h"
 #include "common/base/plain_name.h"
+#include "common/base/read_file.h"
 #include "common/base/status_macros.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
@@ -450,12 +450,12 @@ absl::Status CheckMuZeroConfig(const MuZeroConfig& config) {
   RETURN_IF_ERROR(InRange("search.gumbel_considered_actions",
                           s.gumbel_considered_actions(), 1, 3));
   RETURN_IF_ERROR(InRange("search.batch_games", s.batch_games(), 1, 4096));
-  RETURN_IF_ERROR(InRange("search.fast_move_fraction", s.fast_move_fraction(),
-                          0.0, 0.999));
-  RETURN_IF_ERROR(InRange("search.best_start_fraction",
-                          s.best_start_fraction(), 0.0, 1.0));
-  RETURN_IF_ERROR(InRange("search.best_start_window", s.best_start_window(), 0,
-                          1 << 30));
+  RETURN_IF_ERROR(
+      InRange("search.fast_move_fraction", s.fast_move_fraction(), 0.0, 0.999));
+  RETURN_IF_ERROR(
+      InRange("search.best_start_fraction", s.best_start_fraction(), 0.0, 1.0));
+  RETURN_IF_ERROR(
+      InRange("search.best_start_window", s.best_start_window(), 0, 1 << 30));
   RETURN_IF_ERROR(InRange("search.best_start_deviation_rate",
                           s.best_start_deviation_rate(), 0.0, 1.0));
   RETURN_IF_ERROR(InRange("search.best_start_rejoin_moves",
@@ -483,10 +483,18 @@ absl::Status CheckMuZeroConfig(const MuZeroConfig& config) {
                           t.demonstration_fraction(), 0.0, 1.0));
   RETURN_IF_ERROR(InRange("training.demonstration_interval_steps",
                           t.demonstration_interval_steps(), 0, 1000000));
+  if (t.has_value_loss_weight()) {
+    RETURN_IF_ERROR(InRange("training.value_loss_weight", t.value_loss_weight(),
+                            0.0, 100.0));
+  }
+  if (t.has_reward_loss_weight()) {
+    RETURN_IF_ERROR(InRange("training.reward_loss_weight",
+                            t.reward_loss_weight(), 0.0, 100.0));
+  }
   if (!TrainingConfig::TargetScaling_IsValid(t.target_scaling())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("config field training.target_scaling = ",
-                     t.target_scaling(), ": unknown scaling"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "config field training.target_scaling = ", t.target_scaling(),
+        ": unknown scaling"));
   }
   return absl::OkStatus();
 }

@@ -51,9 +51,9 @@ TEST(PresetsTest, CpuIsSmall) {
   EXPECT_EQ(c.preset(), "cpu");
   // The cheap actor: a tiny map into an MLP, a few real-game simulations
   // on a quarter of the moves, many games per network call.
-  EXPECT_EQ(c.features().occupancy_time_bins() *
-                c.features().occupancy_byte_bins(),
-            32);
+  EXPECT_EQ(
+      c.features().occupancy_time_bins() * c.features().occupancy_byte_bins(),
+      32);
   EXPECT_EQ(c.network().trunk(), NetworkConfig::MLP);
   EXPECT_LE(c.network().hidden_size(), 64);
   EXPECT_EQ(c.search().mode(), SearchConfig::GUMBEL_REAL_GAME);
@@ -163,6 +163,25 @@ TEST(LoadTest, ErrorsNameFieldAndValue) {
   const absl::Status s = CheckMuZeroConfig(c);
   EXPECT_TRUE(absl::StrContains(s.message(), "training.reanalyse_fraction"));
   EXPECT_TRUE(absl::StrContains(s.message(), "1.5"));
+
+  auto weight = LoadMuZeroConfig("cpu", {"training.value_loss_weight=-1"});
+  ASSERT_FALSE(weight.ok());
+  EXPECT_TRUE(absl::StrContains(weight.status().message(),
+                                "training.value_loss_weight"))
+      << weight.status();
+}
+
+// The loss weights are unset (1) unless given; 0 is a value.
+TEST(LoadTest, LossWeightsAreUnsetUnlessGiven) {
+  const MuZeroConfig cpu = CpuPreset();
+  EXPECT_FALSE(cpu.training().has_value_loss_weight());
+  EXPECT_FALSE(cpu.training().has_reward_loss_weight());
+  auto set = LoadMuZeroConfig("cpu", {"training.value_loss_weight=0.1",
+                                      "training.reward_loss_weight=0"});
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_DOUBLE_EQ(set->training().value_loss_weight(), 0.1);
+  EXPECT_TRUE(set->training().has_reward_loss_weight());
+  EXPECT_EQ(set->training().reward_loss_weight(), 0);
 }
 
 // network=FILE becomes training.initial_network with the file's absolute

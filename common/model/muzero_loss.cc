@@ -74,7 +74,8 @@ torch::Tensor SoftCrossEntropy(const torch::Tensor& logits,
   return -(targets * torch::log_softmax(logits, 1)).sum(1);
 }
 
-LossParts MuZeroLoss(MuZeroNetwork& network, const TrainingBatch& batch) {
+LossParts MuZeroLoss(MuZeroNetwork& network, const TrainingBatch& batch,
+                     const LossWeights& weights) {
   const NetworkConfig& config = network->config();
   const int64_t K = batch.actions.size(1);
   NetworkOutput out = network->InitialInference(batch.occupancy, batch.vector);
@@ -119,7 +120,8 @@ LossParts MuZeroLoss(MuZeroNetwork& network, const TrainingBatch& batch) {
   }
   if (!reward_loss.defined()) reward_loss = torch::zeros_like(value_loss);
   LossParts parts;
-  parts.total = value_loss + reward_loss + policy_loss;
+  parts.total =
+      weights.value * value_loss + weights.reward * reward_loss + policy_loss;
   parts.value = value_loss.item<double>();
   parts.reward = reward_loss.item<double>();
   parts.policy = policy_loss.item<double>();

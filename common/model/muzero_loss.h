@@ -10,7 +10,8 @@
 //    (0 past the end of the game).
 // As in the pseudocode, the root step has weight 1 and each recurrent step
 // 1/K, so the unroll contributes as much as the root whatever K. Losses are
-// means over the batch.
+// means over the batch; the total weighs the value and reward parts by
+// LossWeights (TrainingConfig.value_loss_weight, reward_loss_weight).
 #ifndef MMAPZERO_COMMON_MODEL_MUZERO_LOSS_H_
 #define MMAPZERO_COMMON_MODEL_MUZERO_LOSS_H_
 
@@ -46,7 +47,9 @@ TrainingBatch StackBatch(const std::vector<const agent::TrajectoryStep*>& roots,
 
 struct LossParts {
   torch::Tensor total;  // scalar with the graph, for backward()
-  double value = 0;     // weighted parts, summed over the steps
+  // The parts, each weighted by its steps' weights (not by LossWeights),
+  // summed over the steps.
+  double value = 0;
   double reward = 0;
   double policy = 0;
 };
@@ -59,7 +62,14 @@ torch::Tensor ScaleGradient(const torch::Tensor& x, double scale);
 torch::Tensor SoftCrossEntropy(const torch::Tensor& logits,
                                const torch::Tensor& targets);
 
-LossParts MuZeroLoss(MuZeroNetwork& network, const TrainingBatch& batch);
+// The value and reward losses' weights in the total, the policy's being 1.
+struct LossWeights {
+  double value = 1;
+  double reward = 1;
+};
+
+LossParts MuZeroLoss(MuZeroNetwork& network, const TrainingBatch& batch,
+                     const LossWeights& weights = {});
 
 }  // namespace mmapzero::model
 

@@ -85,6 +85,16 @@ absl::StatusOr<std::unique_ptr<Learner>> Learner::Create(
       training.demonstration_fraction() > 1) {
     return bad("demonstration_fraction", training.demonstration_fraction());
   }
+  if (training.has_value_loss_weight() &&
+      !(training.value_loss_weight() >= 0 &&
+        training.value_loss_weight() <= 100)) {
+    return bad("value_loss_weight", training.value_loss_weight());
+  }
+  if (training.has_reward_loss_weight() &&
+      !(training.reward_loss_weight() >= 0 &&
+        training.reward_loss_weight() <= 100)) {
+    return bad("reward_loss_weight", training.reward_loss_weight());
+  }
   return std::unique_ptr<Learner>(
       new Learner(training, discount, std::move(network)));
 }
@@ -117,7 +127,14 @@ absl::StatusOr<LearnerStats> Learner::Step(
   const model::TrainingBatch batch =
       model::StackBatch(roots, targets, network_->shape(), network_->device());
   optimizer_->zero_grad();
-  model::LossParts loss = model::MuZeroLoss(network_, batch);
+  model::LossParts loss =
+      model::MuZeroLoss(network_, batch,
+                        {.value = training_.has_value_loss_weight()
+                                      ? training_.value_loss_weight()
+                                      : 1.0,
+                         .reward = training_.has_reward_loss_weight()
+                                       ? training_.reward_loss_weight()
+                                       : 1.0});
   loss.total.backward();
   optimizer_->step();
   ++step_;

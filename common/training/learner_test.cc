@@ -126,6 +126,15 @@ TEST(MuZeroLossTest, StackedTargetsMatchHandComputedOnes) {
               1e-4);
   EXPECT_GT(loss.value, 0);
   EXPECT_GT(loss.reward, 0);
+
+  // Weighted (TrainingConfig.value_loss_weight, reward_loss_weight): the
+  // total weighs the parts, the parts stay as they were.
+  const model::LossParts weighted =
+      model::MuZeroLoss(network, batch, {.value = 0.5, .reward = 0.25});
+  EXPECT_NEAR(weighted.total.item<double>(),
+              0.5 * loss.value + 0.25 * loss.reward + loss.policy, 1e-4);
+  EXPECT_NEAR(weighted.value, loss.value, 1e-6);
+  EXPECT_NEAR(weighted.policy, loss.policy, 1e-6);
 }
 
 // Self-imitation: a demonstration's policy is a target only where its value
@@ -164,6 +173,10 @@ TEST(LearnerTest, RejectsBadConfigAndEmptyBatch) {
             absl::StatusCode::kInvalidArgument);
   bad = SmallTraining();
   bad.set_demonstration_fraction(1.5);
+  EXPECT_EQ(Learner::Create(bad, 0.9, MakeNetwork(1)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  bad = SmallTraining();
+  bad.set_reward_loss_weight(-0.5);
   EXPECT_EQ(Learner::Create(bad, 0.9, MakeNetwork(1)).status().code(),
             absl::StatusCode::kInvalidArgument);
   auto learner = Learner::Create(SmallTraining(), 0.9, MakeNetwork(1));

@@ -1,5 +1,11 @@
 #include "common/training/policy_play.h"
 
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <random>
+
 #include "common/agent/target_scale.h"
 #include "common/base/check.h"
 #include "common/features/feature_extractor.h"
@@ -19,6 +25,16 @@ std::vector<float> HardwareOf(const features::Observation& observation,
 
 }  // namespace
 
+int GreedyLegalAction(const std::array<float, 3>& policy_logits,
+                      uint8_t legal_mask) {
+  int best = -1;
+  for (int a = 0; a < game::kNumActions; ++a) {
+    if ((legal_mask & (1u << a)) == 0) continue;
+    if (best < 0 || policy_logits[a] > policy_logits[best]) best = a;
+  }
+  return best;
+}
+
 PolicyGame PlayPolicy(const std::shared_ptr<const game::Program>& program,
                       const FeatureConfig& features,
                       model::NetworkEvaluator& evaluator) {
@@ -34,19 +50,78 @@ PolicyGame PlayPolicy(const std::shared_ptr<const game::Program>& program,
     }
     const features::Observation* batch[] = {&observation};
     evaluator.InitialInference(batch, &inference);
-    const uint8_t legal = game.LegalActionMask();
-    int best = -1;
-    for (int a = 0; a < game::kNumActions; ++a) {
-      if ((legal & (1u << a)) == 0) continue;
-      if (best < 0 ||
-          inference[0].policy_logits[a] > inference[0].policy_logits[best]) {
-        best = a;
-      }
-    }
+    const int best =
+        GreedyLegalAction(inference[0].policy_logits, game.LegalActionMask());
     // A live state has a legal action (Drop-backup leaves none without).
     if (best < 0) break;
     game.ApplyAction(static_cast<game::Action>(best));
     ++played.decisions;
+  }
+  return played;
+}
+
+std::vector<PolicyGame> PlaySampled(
+    const std::shared_ptr<const game::Program>& program,
+    const FeatureConfig& features, model::NetworkEvaluator& evaluator,
+    int games, bool first_greedy, double temperature, uint64_t seed) {
+  MMAPZERO_CHECK(games >= 1 && temperature > 0,
+                 "PlaySampled needs a game and a positive temperature");
+  std::vector<PolicyGame> played(games);
+  for (PolicyGame& one : played) {
+    one.game = std::make_unique<game::MMapGame>(program);
+  }
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  std::vector<features::Observation> observations(games);
+  std::vector<const features::Observation*> batch;
+  std::vector<int> live;  // games still playing, in order
+  std::vector<search::Inference> inference;
+  while (true) {
+    live.clear();
+    batch.clear();
+    for (int g = 0; g < games; ++g) {
+      const game::MMapGame& game = *played[g].game;
+      // A live state has a legal action (Drop-backup leaves none without).
+      if (game.IsTerminal() || game.LegalActionMask() == 0) continue;
+      features::Observe(game, features, &observations[g]);
+      if (played[g].hardware.empty()) {
+        played[g].hardware = HardwareOf(observations[g], features);
+      }
+      live.push_back(g);
+      batch.push_back(&observations[g]);
+    }
+    if (live.empty()) break;
+    evaluator.InitialInference(batch, &inference);
+    for (size_t i = 0; i < live.size(); ++i) {
+      PolicyGame& one = played[live[i]];
+      const uint8_t legal = one.game->LegalActionMask();
+      const std::array<float, 3>& logits = inference[i].policy_logits;
+      int chosen = -1;
+      if (live[i] == 0 && first_greedy) {
+        chosen = GreedyLegalAction(logits, legal);
+      } else {
+        float top = -std::numeric_limits<float>::infinity();
+        for (int a = 0; a < game::kNumActions; ++a) {
+          if (legal & (1u << a)) top = std::max(top, logits[a]);
+        }
+        std::array<double, game::kNumActions> weight{};
+        double total = 0;
+        for (int a = 0; a < game::kNumActions; ++a) {
+          if ((legal & (1u << a)) == 0) continue;
+          weight[a] = std::exp((logits[a] - top) / temperature);
+          total += weight[a];
+        }
+        double draw = uniform(rng) * total;
+        for (int a = 0; a < game::kNumActions; ++a) {
+          if ((legal & (1u << a)) == 0) continue;
+          chosen = a;
+          draw -= weight[a];
+          if (draw <= 0) break;
+        }
+      }
+      one.game->ApplyAction(static_cast<game::Action>(chosen));
+      ++one.decisions;
+    }
   }
   return played;
 }

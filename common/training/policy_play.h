@@ -12,6 +12,7 @@
 #ifndef MMAPZERO_COMMON_TRAINING_POLICY_PLAY_H_
 #define MMAPZERO_COMMON_TRAINING_POLICY_PLAY_H_
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -31,11 +32,27 @@ struct PolicyGame {
   int64_t decisions = 0;  // moves played, Drop-backups' included
 };
 
+// The most likely action of `policy_logits` (Copy, NoCopy, Drop) among
+// those `legal_mask` allows (bit a: action a); -1 when none is.
+int GreedyLegalAction(const std::array<float, 3>& policy_logits,
+                      uint8_t legal_mask);
+
 // Plays `program` to its end. `features` must be the configuration the
 // network was built for (its ObservationShape).
 PolicyGame PlayPolicy(const std::shared_ptr<const game::Program>& program,
                       const FeatureConfig& features,
                       model::NetworkEvaluator& evaluator);
+
+// Plays `games` (>= 1) games of `program` in lockstep, one network call a
+// decision for all of them: with `first_greedy` the first greedily (as
+// PlayPolicy), the others drawing each decision from the policy's softmax
+// over the legal actions at `temperature` (> 0), seeded by `seed`. Returns
+// them in that order. A small beam of the network's own play: still no
+// search, no seed, no local search; the caller keeps the best.
+std::vector<PolicyGame> PlaySampled(
+    const std::shared_ptr<const game::Program>& program,
+    const FeatureConfig& features, model::NetworkEvaluator& evaluator,
+    int games, bool first_greedy, double temperature, uint64_t seed);
 
 // Plays `program` to its end with `simulations` (>= 1) simulations of a
 // GUMBEL_REAL_GAME search per decision (config.search otherwise, no root

@@ -16,6 +16,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -82,9 +83,9 @@ TEST(AnyProgramTest, OneNetworkPlaysSmallAndLargeProgramsOnTwoProfiles) {
       EXPECT_GE(played.decisions, (*program)->num_buffers());
       const validate::ValidationReport report =
           validate::ValidateSolution(*workload, played.game->ToSolution());
-      EXPECT_TRUE(report.ok) << (report.violations.empty()
-                                     ? std::string()
-                                     : report.violations[0].message);
+      EXPECT_TRUE(report.ok)
+          << (report.violations.empty() ? std::string()
+                                        : report.violations[0].message);
       EXPECT_GE(report.normalised_return, 0.0);
       EXPECT_LE(report.normalised_return, 1.0);
       ASSERT_EQ(played.hardware.size(),
@@ -100,7 +101,8 @@ TEST(AnyProgramTest, OneNetworkPlaysSmallAndLargeProgramsOnTwoProfiles) {
   EXPECT_NE(hardware_by_profile[0], hardware_by_profile[1]);
 }
 
-absl::StatusOr<Solution> SolveWithPolicy(const solvers::SolverSettings& settings) {
+absl::StatusOr<Solution> SolveWithPolicy(
+    const solvers::SolverSettings& settings) {
   absl::StatusOr<std::unique_ptr<PolicySolver>> solver =
       PolicySolver::Create(settings);
   if (!solver.ok()) return solver.status();
@@ -114,9 +116,9 @@ TEST(PolicySolverTest, PlaysOneGameWithAnUntrainedOrASavedNetwork) {
   EXPECT_EQ(untrained->solver().name(), "policy");
   EXPECT_EQ(untrained->solver().settings().at("network"), "none");
   EXPECT_EQ(untrained->solver().settings().at("evaluations"), "1");
-  EXPECT_TRUE(validate::ValidateSolution(SmallExampleProgram()->source(),
-                                         *untrained)
-                  .ok);
+  EXPECT_TRUE(
+      validate::ValidateSolution(SmallExampleProgram()->source(), *untrained)
+          .ok);
 
   // A saved network plays as the network it was: the same game.
   const MuZeroConfig config = Cpu();
@@ -153,8 +155,8 @@ TEST(PolicySolverTest, PlaysTheShippedNetworkByDefault) {
       SolveWithPolicy({{"features.next_buffers", "4"}});
   ASSERT_TRUE(other.ok()) << other.status();
   EXPECT_EQ(other->solver().settings().at("network"), "none");
-  absl::StatusOr<Solution> refused = SolveWithPolicy(
-      {{"features.next_buffers", "4"}, {"network", "default"}});
+  absl::StatusOr<Solution> refused =
+      SolveWithPolicy({{"features.next_buffers", "4"}, {"network", "default"}});
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition)
       << refused.status();
   EXPECT_THAT(refused.status().message(),
@@ -180,6 +182,56 @@ TEST(PolicySolverTest, AFewSimulationsADecisionLookAhead) {
   EXPECT_FALSE(PolicySolver::Create({{"simulations", "65"}}).ok());
 }
 
+// Drawn games: the first of a lockstep batch is the greedy game itself,
+// the others are complete valid plans, the same for a seed and not all
+// alike; the solver's answer is the best of them, never below greedy.
+TEST(PolicySolverTest, DrawnGamesBesideTheGreedyOne) {
+  model::SetComputeThreads(1);
+  const MuZeroConfig config = Cpu();
+  torch::manual_seed(3);
+  absl::StatusOr<model::MuZeroNetwork> network = model::CreateNetwork(
+      config.network(), model::ShapeOf(config.features()), torch::kCPU);
+  ASSERT_TRUE(network.ok());
+  model::NetworkEvaluator evaluator(*network);
+  const std::shared_ptr<const game::Program> program = SmallExampleProgram();
+  const PolicyGame greedy = PlayPolicy(program, config.features(), evaluator);
+  const std::vector<PolicyGame> drawn = PlaySampled(
+      program, config.features(), evaluator, 6, /*first_greedy=*/true,
+      /*temperature=*/1.0, /*seed=*/5);
+  ASSERT_EQ(drawn.size(), 6u);
+  EXPECT_EQ(drawn[0].game->ToSolution().SerializeAsString(),
+            greedy.game->ToSolution().SerializeAsString());
+  std::set<std::string> plans;
+  for (const PolicyGame& one : drawn) {
+    ASSERT_TRUE(one.game->IsTerminal());
+    EXPECT_TRUE(
+        validate::ValidateSolution(program->source(), one.game->ToSolution())
+            .ok);
+    plans.insert(one.game->ToSolution().SerializeAsString());
+  }
+  EXPECT_GT(plans.size(), 1u) << "an untrained policy draws different plans";
+  const std::vector<PolicyGame> again =
+      PlaySampled(program, config.features(), evaluator, 6, true, 1.0, 5);
+  for (size_t i = 0; i < drawn.size(); ++i) {
+    EXPECT_EQ(again[i].game->ToSolution().SerializeAsString(),
+              drawn[i].game->ToSolution().SerializeAsString());
+  }
+
+  absl::StatusOr<Solution> plain = SolveWithPolicy({});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  absl::StatusOr<Solution> best =
+      SolveWithPolicy({{"samples", "20"}, {"temperature", "0.5"}});
+  ASSERT_TRUE(best.ok()) << best.status();
+  EXPECT_GE(best->normalised_return(), plain->normalised_return());
+  EXPECT_EQ(best->solver().settings().at("samples"), "20");
+  EXPECT_EQ(best->solver().settings().at("evaluations"), "21");
+  EXPECT_TRUE(
+      validate::ValidateSolution(SmallExampleProgram()->source(), *best).ok);
+  EXPECT_FALSE(
+      PolicySolver::Create({{"samples", "3"}, {"simulations", "2"}}).ok());
+  EXPECT_FALSE(PolicySolver::Create({{"temperature", "0"}}).ok());
+}
+
 TEST(PolicySolverTest, RefusesAnotherFeatureConfigAndMissingFiles) {
   model::SetComputeThreads(1);
   MuZeroConfig config = Cpu();
@@ -193,8 +245,8 @@ TEST(PolicySolverTest, RefusesAnotherFeatureConfigAndMissingFiles) {
   EXPECT_EQ(other.status().code(), absl::StatusCode::kFailedPrecondition)
       << other.status();
   EXPECT_THAT(other.status().message(),
-              HasSubstr(absl::StrCat("feature hash ",
-                                     features::FeatureHash(config.features()))));
+              HasSubstr(absl::StrCat(
+                  "feature hash ", features::FeatureHash(config.features()))));
   EXPECT_THAT(other.status().message(), HasSubstr("config=cpu"));
 
   const std::string missing = ::testing::TempDir() + "/no_such_network.pt";

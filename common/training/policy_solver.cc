@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -38,7 +39,15 @@ absl::StatusOr<std::unique_ptr<PolicySolver>> PolicySolver::Create(
   solvers::SettingsReader reader("policy", split.rest);
   ASSIGN_OR_RETURN(const int64_t simulations,
                    reader.GetInt("simulations", 0, 0, 64));
+  ASSIGN_OR_RETURN(const int64_t samples, reader.GetInt("samples", 0, 0, 4096));
+  ASSIGN_OR_RETURN(const double temperature,
+                   reader.GetDouble("temperature", 1.0, 1e-3, 100.0));
   RETURN_IF_ERROR(reader.CheckNoUnknownKeys());
+  if (simulations > 0 && samples > 0) {
+    return absl::InvalidArgumentError(
+        "policy: samples: not with simulations (draws games from the policy "
+        "alone)");
+  }
   absl::StatusOr<MuZeroConfig> config =
       features::LoadMuZeroConfig(split.config, split.overrides);
   if (!config.ok()) {
@@ -47,9 +56,9 @@ absl::StatusOr<std::unique_ptr<PolicySolver>> PolicySolver::Create(
   }
   effective["config"] = split.config;
   effective.insert(reader.effective().begin(), reader.effective().end());
-  return std::unique_ptr<PolicySolver>(
-      new PolicySolver(*std::move(config), std::move(network),
-                       static_cast<int>(simulations), std::move(effective)));
+  return std::unique_ptr<PolicySolver>(new PolicySolver(
+      *std::move(config), std::move(network), static_cast<int>(simulations),
+      static_cast<int>(samples), temperature, std::move(effective)));
 }
 
 absl::Status PolicySolver::Refused(const absl::Status& status) const {
@@ -80,19 +89,53 @@ absl::StatusOr<Solution> PolicySolver::Solve(
   SolverSettings effective = effective_;
   effective["network"] = *loaded;
   model::NetworkEvaluator evaluator(*network);
-  const PolicyGame played =
-      simulations_ == 0
-          ? PlayPolicy(program, config_.features(), evaluator)
-          : PlaySearched(program, config_, simulations_, budget.seed,
-                         evaluator);
   solvers::BestSolution best;
-  best.Offer(*played.game);
-  if (budget.on_progress) {
-    budget.on_progress({.elapsed_seconds = absl::ToDoubleSeconds(absl::Now() - start),
-                        .evaluations = 1,
-                        .best_normalised_return = best.normalised_return()});
+  int64_t games = 0;
+  if (samples_ == 0) {
+    const PolicyGame played =
+        simulations_ == 0 ? PlayPolicy(program, config_.features(), evaluator)
+                          : PlaySearched(program, config_, simulations_,
+                                         budget.seed, evaluator);
+    best.Offer(*played.game);
+    games = 1;
+  } else {
+    // The greedy game first, alone, so that it is always the answer's
+    // floor; then rounds of up to kLockstepGames drawn games, each as
+    // large as the wall time left allows at the pace of the round before.
+    constexpr int64_t kLockstepGames = 16;
+    absl::Duration per_game;
+    for (int round = 0; games < 1 + samples_; ++round) {
+      int64_t count = 1;
+      if (round > 0) {
+        const absl::Duration left = budget.wall_time - (absl::Now() - start);
+        count = std::min<int64_t>({kLockstepGames, 1 + samples_ - games,
+                                   static_cast<int64_t>(left / per_game)});
+        if (count < 1 || budget.asked_to_stop()) break;
+      }
+      const absl::Time round_start = absl::Now();
+      for (const PolicyGame& played :
+           PlaySampled(program, config_.features(), evaluator,
+                       static_cast<int>(count), /*first_greedy=*/round == 0,
+                       temperature_, budget.seed + 1'000'003ULL * round)) {
+        best.Offer(*played.game);
+      }
+      games += count;
+      per_game = (absl::Now() - round_start) / count;
+      if (budget.on_progress) {
+        budget.on_progress(
+            {.elapsed_seconds = absl::ToDoubleSeconds(absl::Now() - start),
+             .evaluations = games,
+             .best_normalised_return = best.normalised_return()});
+      }
+    }
   }
-  return best.Finish(name(), effective, budget, /*evaluations=*/1,
+  if (budget.on_progress) {
+    budget.on_progress(
+        {.elapsed_seconds = absl::ToDoubleSeconds(absl::Now() - start),
+         .evaluations = games,
+         .best_normalised_return = best.normalised_return()});
+  }
+  return best.Finish(name(), effective, budget, games,
                      absl::ToDoubleSeconds(absl::Now() - start));
 }
 

@@ -14,6 +14,12 @@
 //   simulations  0 (default): greedy on the policy; N (1-64): N simulations
 //            of the cpu preset's real-game Gumbel search per decision
 //            (policy_play.h's PlaySearched), slower by about that factor
+//   samples  0 (default): the greedy game alone; N (1-4096): besides it, up
+//            to N games drawn from the policy (PlaySampled, 16 at a time
+//            in lockstep), fewer when the budget's wall time would run out
+//            (the greedy game and the first 15 always play); the best game
+//            is the answer. Not with simulations.
+//   temperature  of the drawn games' softmax (default 1; > 0)
 //   config   the MuZero config whose features the network was trained on
 //            (cpu by default, paper, or a config JSON file); its feature
 //            hash must be the network's (features/feature_hash.h)
@@ -47,10 +53,13 @@ class PolicySolver final : public solvers::Solver {
 
  private:
   PolicySolver(MuZeroConfig config, std::string network, int simulations,
+               int samples, double temperature,
                solvers::SolverSettings effective)
       : config_(std::move(config)),
         network_(std::move(network)),
         simulations_(simulations),
+        samples_(samples),
+        temperature_(temperature),
         effective_(std::move(effective)) {}
 
   // `status` with the solver and its config named.
@@ -59,6 +68,8 @@ class PolicySolver final : public solvers::Solver {
   const MuZeroConfig config_;
   const std::string network_;  // as set: "", a file, "default" or "none"
   const int simulations_;      // 0: greedy
+  const int samples_;          // drawn games besides the greedy one
+  const double temperature_;   // of the drawn games
   const solvers::SolverSettings effective_;
 };
 

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The network's own play on the transfer benchmark's ten held-out
+# programs: `solve --solver policy` greedily, and with games drawn from
+# the policy within 5 s (`samples`, temperature 0.3), each as a speed-up
+# over the heuristic's simulated latency. One line per program and
+# network into OUT/NAME.txt:
+#   NAME PROGRAM GREEDY_SPEEDUP GREEDY_SECONDS SAMPLED_SPEEDUP SAMPLED_SECONDS GAMES
+# Usage:
+#   bench/zero_shot_bench.sh --out DIR --network NAME=FILE|default [--bin build/bin]
+# A NAME already in OUT is skipped (resumable). The held-out programs are
+# made as bench/transfer_bench.sh makes them (seed 1, tpu-v4i unless named).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bin=$root/build/bin
+out=
+network=
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --out) out=${2:?}; shift 2 ;;
+    --network) network=${2:?}; shift 2 ;;
+    --bin) bin=${2:?}; shift 2 ;;
+    *) echo "zero_shot_bench.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+[[ -n $out && $network == *=* ]] || {
+  echo "usage: zero_shot_bench.sh --out DIR --network NAME=FILE|default" >&2
+  exit 2
+}
+name=${network%%=*}
+file=${network#*=}
+mmapctl=$bin/mmapctl
+mkdir -p "$out/programs"
+[[ -f $out/$name.txt ]] && { echo "$out/$name.txt exists: skipped" >&2; exit 0; }
+programs="lstm-1000@tpu-v4i lstm-3000@tpu-v4i lstm-3000@gpu-h100
+lstm-10000@tpu-v4i dlrm_jax_train_cpu.hlo llama31-70b-bf16_jax_train_gpu.hlo
+gemma3-1b-forward_jax_infer_cpu.hlo resnet50-training_jax_train_gpu.hlo
+transformer-10000 cnn-16500"
+echo "zero-shot benchmark: $name, $(nproc) cores, $(date -u +%FT%TZ)" >&2
+for program in $programs; do
+  workload=$out/programs/$program.json
+  if [[ ! -f $workload ]]; then
+    case $program in
+      *.hlo) (cd "$root" && "$mmapctl" import "testdata/hlo/$program" \
+                --hardware tpu-v4i --out "$workload" >/dev/null 2>&1) ;;
+      *) spec=${program%@*}
+         profile=tpu-v4i
+         [[ $program == *@* ]] && profile=${program#*@}
+         "$mmapctl" generate --family "${spec%-*}" --buffers "${spec##*-}" \
+           --profile "$profile" --seed 1 --mode training --out "$workload" \
+           >/dev/null ;;
+    esac
+  fi
+  greedy=$("$mmapctl" solve "$workload" --solver policy --set "network=$file" \
+    --threads 1 --json 2>/dev/null | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print("%.4f %.1f" % (d["speedup_over_heuristic"], d["wall_seconds"]))')
+  sampled=$("$mmapctl" solve "$workload" --solver policy --set "network=$file" \
+    --set samples=4096 --set temperature=0.3 --budget 5s --threads 1 --json \
+    2>/dev/null | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print("%.4f %.1f %s" % (d["speedup_over_heuristic"], d["wall_seconds"],
+                        d["settings"]["evaluations"]))')
+  echo "$name $program $greedy $sampled" | tee -a "$out/$name.txt.part"
+done
+mv "$out/$name.txt.part" "$out/$name.txt"
