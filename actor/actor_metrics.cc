@@ -51,12 +51,8 @@ ActorMetrics::ActorMetrics()
                      "Learner's latest version minus the acting version");
   returns_ = HistogramFamily(r, "mmapzero_actor_episode_normalised_return",
                              "Normalised return of each finished game");
-  for (auto* family : {games_, moves_, simulations_, sent_, dropped_}) {
-    job_series_.Track(family);
-  }
-  job_series_.Track(version_);
-  job_series_.Track(lag_);
-  job_series_.Track(returns_);
+  job_series_.Track(games_, moves_, simulations_, sent_, dropped_, version_,
+                    lag_, returns_);
   batch_size_ = &HistogramFamily(r, "mmapzero_actor_inference_batch_size",
                                  "Positions per network call")
                      ->Add({}, prometheus::Histogram::BucketBoundaries{

@@ -54,29 +54,8 @@ fi
 mkdir -p "$out/workloads" "$out/logs" "$out/clusters"
 mmapctl="$bin/mmapctl"
 
-# Writes the workload named $1 to $2: generated ones are training programs,
-# seed 1, as FAMILY-BUFFERS (on tpu-v4i) or FAMILY-BUFFERS@PROFILE;
-# imported ones are MODULE.hlo of testdata/hlo (ssd_mobilenet and llama
-# name two of them), for tpu-v4i.
-make_workload() {
-  local name="$1" path="$2"
-  case "$name" in
-    ssd_mobilenet) name=ssd_mobilenet_tf.hlo ;;
-    llama) name=hlo_llama3_8b_cp_bf16_1x4.hlo ;;
-  esac
-  case "$name" in
-    *.hlo)
-      "$mmapctl" import "$root/testdata/hlo/$name" --hardware tpu-v4i \
-          --out "$path" >/dev/null ;;
-    mlp-*|transformer-*|cnn-*|lstm-*)
-      local spec="${name%@*}" profile=tpu-v4i
-      [[ "$name" == *@* ]] && profile="${name#*@}"
-      "$mmapctl" generate --family "${spec%-*}" --buffers "${spec##*-}" \
-          --profile "$profile" --seed 1 --mode training \
-          --out "$path" >/dev/null ;;
-    *) echo "agent_matrix.sh: unknown workload '$name'" >&2; exit 2 ;;
-  esac
-}
+# make_workload NAME PATH
+source "$here/workloads.sh"
 
 # The `mmapctl solve` arguments for solver spec $1 (a cluster's data
 # directory $2).

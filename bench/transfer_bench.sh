@@ -37,10 +37,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 out=""
-programs="lstm-1000@tpu-v4i lstm-3000@tpu-v4i lstm-3000@gpu-h100 lstm-10000@tpu-v4i
-dlrm_jax_train_cpu.hlo llama31-70b-bf16_jax_train_gpu.hlo
-gemma3-1b-forward_jax_infer_cpu.hlo resnet50-training_jax_train_gpu.hlo
-transformer-10000 cnn-16500"
+source "$here/workloads.sh"  # transfer_programs
+programs="$transfer_programs"
 seeded="lstm-3000@tpu-v4i dlrm_jax_train_cpu.hlo llama31-70b-bf16_jax_train_gpu.hlo transformer-10000"
 seeds="1 2 3"
 budget=600

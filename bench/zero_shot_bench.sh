@@ -7,10 +7,12 @@
 #   NAME PROGRAM GREEDY_SPEEDUP GREEDY_SECONDS SAMPLED_SPEEDUP SAMPLED_SECONDS GAMES
 # Usage:
 #   bench/zero_shot_bench.sh --out DIR --network NAME=FILE|default [--bin build/bin]
-# A NAME already in OUT is skipped (resumable). The held-out programs are
-# made as bench/transfer_bench.sh makes them (seed 1, tpu-v4i unless named).
+# A NAME already in OUT is skipped (resumable). The held-out programs and
+# their workloads are the transfer benchmark's (bench/workloads.sh).
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$here")
+source "$here/workloads.sh"  # transfer_programs, make_workload
 bin=$root/build/bin
 out=
 network=
@@ -30,26 +32,12 @@ name=${network%%=*}
 file=${network#*=}
 mmapctl=$bin/mmapctl
 mkdir -p "$out/programs"
+rm -f "$out/$name.txt.part"  # what a stopped run left
 [[ -f $out/$name.txt ]] && { echo "$out/$name.txt exists: skipped" >&2; exit 0; }
-programs="lstm-1000@tpu-v4i lstm-3000@tpu-v4i lstm-3000@gpu-h100
-lstm-10000@tpu-v4i dlrm_jax_train_cpu.hlo llama31-70b-bf16_jax_train_gpu.hlo
-gemma3-1b-forward_jax_infer_cpu.hlo resnet50-training_jax_train_gpu.hlo
-transformer-10000 cnn-16500"
 echo "zero-shot benchmark: $name, $(nproc) cores, $(date -u +%FT%TZ)" >&2
-for program in $programs; do
+for program in $transfer_programs; do
   workload=$out/programs/$program.json
-  if [[ ! -f $workload ]]; then
-    case $program in
-      *.hlo) (cd "$root" && "$mmapctl" import "testdata/hlo/$program" \
-                --hardware tpu-v4i --out "$workload" >/dev/null 2>&1) ;;
-      *) spec=${program%@*}
-         profile=tpu-v4i
-         [[ $program == *@* ]] && profile=${program#*@}
-         "$mmapctl" generate --family "${spec%-*}" --buffers "${spec##*-}" \
-           --profile "$profile" --seed 1 --mode training --out "$workload" \
-           >/dev/null ;;
-    esac
-  fi
+  [[ -f $workload ]] || make_workload "$program" "$workload"
   greedy=$("$mmapctl" solve "$workload" --solver policy --set "network=$file" \
     --threads 1 --json 2>/dev/null | python3 -c 'import json, sys
 d = json.load(sys.stdin)

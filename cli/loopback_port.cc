@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <optional>
 
 #include "absl/random/random.h"
 #include "absl/status/status.h"
@@ -14,11 +15,11 @@
 namespace mmapzero::cli {
 namespace {
 
-// Whether nothing is bound to 127.0.0.1:`port` now (0: binds an ephemeral
-// one and returns it through `port`).
-bool BindsOnLoopback(int& port) {
+// Binds 127.0.0.1:`port` (0: a port the kernel picks) and closes it again;
+// the port it bound, or nothing when something else holds it.
+std::optional<int> BindOnce(int port) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return false;
+  if (fd < 0) return std::nullopt;
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -28,8 +29,8 @@ bool BindsOnLoopback(int& port) {
       bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
       getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
   close(fd);
-  if (ok) port = ntohs(address.sin_port);
-  return ok;
+  if (!ok) return std::nullopt;
+  return ntohs(address.sin_port);
 }
 
 }  // namespace
@@ -48,15 +49,16 @@ absl::StatusOr<int> FreeLoopbackPort() {
   if (ephemeral_low > kLowest + 100) {
     absl::BitGen bits;
     for (int attempt = 0; attempt < 100; ++attempt) {
-      int port = absl::Uniform(bits, kLowest, ephemeral_low);
-      if (BindsOnLoopback(port)) return port;
+      if (const std::optional<int> port =
+              BindOnce(absl::Uniform(bits, kLowest, ephemeral_low))) {
+        return *port;
+      }
     }
   }
-  int port = 0;  // the range is unusual, or full: any free port
-  if (!BindsOnLoopback(port)) {
-    return absl::UnavailableError("no free port on 127.0.0.1");
-  }
-  return port;
+  // The range is unusual, or full: any free port.
+  const std::optional<int> port = BindOnce(0);
+  if (!port) return absl::UnavailableError("no free port on 127.0.0.1");
+  return *port;
 }
 
 }  // namespace mmapzero::cli

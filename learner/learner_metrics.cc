@@ -66,13 +66,8 @@ absl::StatusOr<std::unique_ptr<LearnerMetrics>> LearnerMetrics::Start(
                     .Help("1 for the device training runs on")
                     .Register(r);
   m->rpcs_ = metrics::RpcMetrics(r, "learner", /*with_latency=*/false);
-  for (auto* family : {m->steps_, m->checkpoints_}) {
-    m->job_series_.Track(family);
-  }
-  for (auto* family : {m->steps_per_second_, m->loss_, m->version_}) {
-    m->job_series_.Track(family);
-  }
-  m->job_series_.Track(m->batch_wait_);
+  m->job_series_.Track(m->steps_, m->checkpoints_, m->steps_per_second_,
+                       m->loss_, m->version_, m->batch_wait_);
   if (!address.empty()) {
     ASSIGN_OR_RETURN(metrics::MetricsEndpoint endpoint,
                      metrics::StartMetricsEndpoint(address, {m->registry_}));

@@ -34,9 +34,7 @@ ReanalyseMetrics::ReanalyseMetrics()
               .Name("mmapzero_reanalyse_parameter_lag")
               .Help("Learner's latest version minus the version used")
               .Register(r);
-  for (auto* family : {trajectories_, steps_, gone_}) job_series_.Track(family);
-  job_series_.Track(version_);
-  job_series_.Track(lag_);
+  job_series_.Track(trajectories_, steps_, gone_, version_, lag_);
 }
 
 absl::StatusOr<std::unique_ptr<ReanalyseMetrics>> ReanalyseMetrics::Start(

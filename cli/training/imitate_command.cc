@@ -26,12 +26,14 @@
 #include "cli/training/training_commands.h"
 #include "common/base/status_macros.h"
 #include "common/features/config_presets.h"
+#include "common/model/compute_threads.h"
 #include "common/model/network_checkpoint.h"
 #include "common/model/networks.h"
 #include "common/solvers/solver.h"
 #include "common/training/imitation.h"
 #include "common/training/initial_network.h"
 #include "common/validate/evaluation.h"
+#include "common/validate/validator.h"
 #include "common/workload/proto_io.h"
 
 namespace mmapzero::cli {
@@ -75,16 +77,16 @@ absl::StatusOr<training::ImitationExample> ExampleOf(
   std::error_code error;
   if (!candidate.empty() && fs::exists(candidate, error)) {
     ASSIGN_OR_RETURN(const Solution given, ReadSolution(candidate));
-    absl::StatusOr<validate::Evaluation> evaluation =
-        validate::EvaluateSolution(workload, given);
-    if (!evaluation.ok()) {
-      return absl::Status(
-          evaluation.status().code(),
-          absl::StrCat(candidate, ": ", evaluation.status().message()));
+    const validate::ValidationReport report =
+        validate::ValidateSolution(workload, given);
+    if (absl::Status invalid = validate::InvalidSolutionError(report);
+        !invalid.ok()) {
+      return absl::Status(invalid.code(),
+                          absl::StrCat(candidate, ": ", invalid.message()));
     }
-    if (evaluation->validation.normalised_return > normalised) {
+    if (report.normalised_return > normalised) {
       *solution = given;
-      normalised = evaluation->validation.normalised_return;
+      normalised = report.normalised_return;
       from = absl::StrCat(candidate, " (", given.solver().name(), ")");
     }
   }
@@ -152,7 +154,7 @@ absl::Status RunImitate(const Args& args) {
     return absl::InvalidArgumentError(
         absl::StrCat("--solutions: not a folder: '", solutions, "'"));
   }
-  torch::set_num_threads(static_cast<int>(threads));
+  model::SetComputeThreads(static_cast<int>(threads));
   torch::manual_seed(static_cast<uint64_t>(seed));
 
   std::vector<training::ImitationExample> examples;

@@ -37,20 +37,17 @@ void RemoveJob(prometheus::Family<T>& family, const std::string& job,
 
 }  // namespace
 
-void JobSeries::Track(prometheus::Family<prometheus::Counter>* family) {
-  absl::MutexLock lock(&mu_);
+void JobSeries::TrackOne(prometheus::Family<prometheus::Counter>* family) {
   forgetters_.push_back(
       [family](const std::string& job) { RemoveJob(*family, job); });
 }
 
-void JobSeries::Track(prometheus::Family<prometheus::Gauge>* family) {
-  absl::MutexLock lock(&mu_);
+void JobSeries::TrackOne(prometheus::Family<prometheus::Gauge>* family) {
   forgetters_.push_back(
       [family](const std::string& job) { RemoveJob(*family, job); });
 }
 
-void JobSeries::Track(prometheus::Family<prometheus::Histogram>* family) {
-  absl::MutexLock lock(&mu_);
+void JobSeries::TrackOne(prometheus::Family<prometheus::Histogram>* family) {
   forgetters_.push_back([family](const std::string& job) {
     RemoveJob(*family, job, prometheus::Histogram::BucketBoundaries{});
   });

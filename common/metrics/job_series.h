@@ -29,13 +29,13 @@ namespace mmapzero::metrics {
 
 class JobSeries {
  public:
-  // The families whose series carry a "job" label; before any Update.
-  void Track(prometheus::Family<prometheus::Counter>* family)
-      ABSL_LOCKS_EXCLUDED(mu_);
-  void Track(prometheus::Family<prometheus::Gauge>* family)
-      ABSL_LOCKS_EXCLUDED(mu_);
-  void Track(prometheus::Family<prometheus::Histogram>* family)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  // The families whose series carry a "job" label (counters, gauges or
+  // histograms, any mix); before any Update.
+  template <typename... Families>
+  void Track(Families*... families) ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    (TrackOne(families), ...);
+  }
 
   // Runs `update`, which looks up (Family::Add) and updates series of the
   // tracked families, with the lock held.
@@ -49,6 +49,13 @@ class JobSeries {
   void Forget(const std::string& job) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
+  void TrackOne(prometheus::Family<prometheus::Counter>* family)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void TrackOne(prometheus::Family<prometheus::Gauge>* family)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void TrackOne(prometheus::Family<prometheus::Histogram>* family)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   absl::Mutex mu_;
   // One per tracked family: removes that family's series of a job.
   std::vector<std::function<void(const std::string&)>> forgetters_

@@ -27,9 +27,7 @@ class JobSeriesTest : public ::testing::Test {
         wait_(prometheus::BuildHistogram()
                   .Name("wait_seconds")
                   .Register(registry_)) {
-    series_.Track(&games_);
-    series_.Track(&loss_);
-    series_.Track(&wait_);
+    series_.Track(&games_, &loss_, &wait_);
   }
 
   void Record(const std::string& job) {

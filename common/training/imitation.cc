@@ -77,7 +77,9 @@ absl::StatusOr<ImitationResult> Imitate(
   // One replay per program, so that a batch draws every program equally
   // often: a long program would otherwise drown the short ones.
   std::vector<std::unique_ptr<agent::ReplayBuffer>> replays;
-  std::vector<agent::Trajectory> trajectories;
+  // Each replay's one trajectory (the replay's own copy; an empty one for a
+  // plan without decisions, which the replay does not keep).
+  std::vector<std::shared_ptr<const agent::Trajectory>> trajectories;
   for (size_t i = 0; i < examples.size(); ++i) {
     const ImitationExample& example = examples[i];
     absl::StatusOr<agent::Trajectory> trajectory =
@@ -92,12 +94,14 @@ absl::StatusOr<ImitationResult> Imitate(
     result.positions += agent::SampleableSteps(*trajectory);
     replays.push_back(
         std::make_unique<agent::ReplayBuffer>(1, options.seed + 1 + i));
-    replays.back()->Insert(*trajectory);
-    trajectories.push_back(*std::move(trajectory));
+    const int64_t id = replays.back()->Insert(*std::move(trajectory));
+    trajectories.push_back(id >= 0
+                               ? replays.back()->Get(id)
+                               : std::make_shared<const agent::Trajectory>());
   }
   for (size_t i = 0; i < examples.size(); ++i) {
     result.before.push_back(
-        Agreement(examples[i].name, trajectories[i], network));
+        Agreement(examples[i].name, *trajectories[i], network));
   }
   ASSIGN_OR_RETURN(
       std::unique_ptr<Learner> learner,
@@ -132,7 +136,7 @@ absl::StatusOr<ImitationResult> Imitate(
   }
   for (size_t i = 0; i < examples.size(); ++i) {
     result.after.push_back(
-        Agreement(examples[i].name, trajectories[i], network));
+        Agreement(examples[i].name, *trajectories[i], network));
   }
   result.seconds = absl::ToDoubleSeconds(absl::Now() - start);
   return result;

@@ -103,6 +103,12 @@ Learner::Learner(const TrainingConfig& training, double discount,
                  model::MuZeroNetwork network)
     : training_(training),
       targets_{training.unroll_steps(), training.td_steps(), discount},
+      loss_weights_{.value = training.has_value_loss_weight()
+                                 ? training.value_loss_weight()
+                                 : 1.0,
+                    .reward = training.has_reward_loss_weight()
+                                  ? training.reward_loss_weight()
+                                  : 1.0},
       network_(std::move(network)) {
   optimizer_ = std::make_unique<torch::optim::Adam>(
       network_->parameters(),
@@ -127,14 +133,7 @@ absl::StatusOr<LearnerStats> Learner::Step(
   const model::TrainingBatch batch =
       model::StackBatch(roots, targets, network_->shape(), network_->device());
   optimizer_->zero_grad();
-  model::LossParts loss =
-      model::MuZeroLoss(network_, batch,
-                        {.value = training_.has_value_loss_weight()
-                                      ? training_.value_loss_weight()
-                                      : 1.0,
-                         .reward = training_.has_reward_loss_weight()
-                                       ? training_.reward_loss_weight()
-                                       : 1.0});
+  model::LossParts loss = model::MuZeroLoss(network_, batch, loss_weights_);
   loss.total.backward();
   optimizer_->step();
   ++step_;

@@ -77,6 +77,7 @@ class Learner {
 
   TrainingConfig training_;
   agent::TargetOptions targets_;
+  model::LossWeights loss_weights_;  // training's; an unset one is 1
   model::MuZeroNetwork network_;
   std::unique_ptr<torch::optim::Adam> optimizer_;
   int64_t step_ = 0;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <utility>
 
 #include "common/agent/target_scale.h"
 #include "common/base/check.h"
@@ -35,31 +36,6 @@ int GreedyLegalAction(const std::array<float, 3>& policy_logits,
   return best;
 }
 
-PolicyGame PlayPolicy(const std::shared_ptr<const game::Program>& program,
-                      const FeatureConfig& features,
-                      model::NetworkEvaluator& evaluator) {
-  PolicyGame played;
-  played.game = std::make_unique<game::MMapGame>(program);
-  game::MMapGame& game = *played.game;
-  features::Observation observation;
-  std::vector<search::Inference> inference;
-  while (!game.IsTerminal()) {
-    features::Observe(game, features, &observation);
-    if (played.hardware.empty()) {
-      played.hardware = HardwareOf(observation, features);
-    }
-    const features::Observation* batch[] = {&observation};
-    evaluator.InitialInference(batch, &inference);
-    const int best =
-        GreedyLegalAction(inference[0].policy_logits, game.LegalActionMask());
-    // A live state has a legal action (Drop-backup leaves none without).
-    if (best < 0) break;
-    game.ApplyAction(static_cast<game::Action>(best));
-    ++played.decisions;
-  }
-  return played;
-}
-
 std::vector<PolicyGame> PlaySampled(
     const std::shared_ptr<const game::Program>& program,
     const FeatureConfig& features, model::NetworkEvaluator& evaluator,
@@ -74,27 +50,32 @@ std::vector<PolicyGame> PlaySampled(
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
   std::vector<features::Observation> observations(games);
   std::vector<const features::Observation*> batch;
-  std::vector<int> live;  // games still playing, in order
+  std::vector<int> live;          // games still playing, in order
+  std::vector<uint8_t> legal_of;  // their legal actions
   std::vector<search::Inference> inference;
   while (true) {
     live.clear();
+    legal_of.clear();
     batch.clear();
     for (int g = 0; g < games; ++g) {
       const game::MMapGame& game = *played[g].game;
+      if (game.IsTerminal()) continue;
       // A live state has a legal action (Drop-backup leaves none without).
-      if (game.IsTerminal() || game.LegalActionMask() == 0) continue;
+      const uint8_t legal = game.LegalActionMask();
+      if (legal == 0) continue;
       features::Observe(game, features, &observations[g]);
       if (played[g].hardware.empty()) {
         played[g].hardware = HardwareOf(observations[g], features);
       }
       live.push_back(g);
+      legal_of.push_back(legal);
       batch.push_back(&observations[g]);
     }
     if (live.empty()) break;
     evaluator.InitialInference(batch, &inference);
     for (size_t i = 0; i < live.size(); ++i) {
       PolicyGame& one = played[live[i]];
-      const uint8_t legal = one.game->LegalActionMask();
+      const uint8_t legal = legal_of[i];
       const std::array<float, 3>& logits = inference[i].policy_logits;
       int chosen = -1;
       if (live[i] == 0 && first_greedy) {
@@ -124,6 +105,15 @@ std::vector<PolicyGame> PlaySampled(
     }
   }
   return played;
+}
+
+PolicyGame PlayPolicy(const std::shared_ptr<const game::Program>& program,
+                      const FeatureConfig& features,
+                      model::NetworkEvaluator& evaluator) {
+  return std::move(PlaySampled(program, features, evaluator, /*games=*/1,
+                               /*first_greedy=*/true, /*temperature=*/1.0,
+                               /*seed=*/0)
+                       .front());
 }
 
 PolicyGame PlaySearched(const std::shared_ptr<const game::Program>& program,

@@ -21,25 +21,28 @@ double SpeedUp(double all_slow_latency_us, double latency_us) {
                                  : 1.0;
 }
 
+absl::Status InvalidSolutionError(const ValidationReport& report) {
+  if (report.ok) return absl::OkStatus();
+  const int total = static_cast<int>(report.violations.size());
+  std::string message =
+      absl::StrCat("the solution is invalid (", total, " violation",
+                   total == 1 ? "" : "s", "): ");
+  for (int i = 0; i < std::min(total, kViolationsNamed); ++i) {
+    absl::StrAppend(&message, i > 0 ? "; " : "",
+                    FormatViolation(report.violations[i]));
+  }
+  if (total > kViolationsNamed) {
+    absl::StrAppend(&message, "; and ", total - kViolationsNamed, " more");
+  }
+  return absl::FailedPreconditionError(message);
+}
+
 absl::StatusOr<Evaluation> EvaluateSolution(const Workload& workload,
                                             const Solution& solution) {
   Evaluation evaluation;
   evaluation.validation = ValidateSolution(workload, solution);
   const ValidationReport& report = evaluation.validation;
-  if (!report.ok) {
-    const int total = static_cast<int>(report.violations.size());
-    std::string message =
-        absl::StrCat("the solution is invalid (", total, " violation",
-                     total == 1 ? "" : "s", "): ");
-    for (int i = 0; i < std::min(total, kViolationsNamed); ++i) {
-      absl::StrAppend(&message, i > 0 ? "; " : "",
-                      FormatViolation(report.violations[i]));
-    }
-    if (total > kViolationsNamed) {
-      absl::StrAppend(&message, "; and ", total - kViolationsNamed, " more");
-    }
-    return absl::FailedPreconditionError(message);
-  }
+  RETURN_IF_ERROR(InvalidSolutionError(report));
   ASSIGN_OR_RETURN(evaluation.simulation, SimulateSolution(workload, solution));
   evaluation.speedup_modelled =
       SpeedUp(report.all_slow_latency_us, report.latency_us);

@@ -23,9 +23,13 @@ struct Evaluation {
 // all_slow / latency; 1 when both are 0, +infinity when only latency is.
 double SpeedUp(double all_slow_latency_us, double latency_us);
 
+// OK for a valid report; FailedPrecondition naming its first violations
+// otherwise ("the solution is invalid (N violations): ...").
+absl::Status InvalidSolutionError(const ValidationReport& report);
+
 // FailedPrecondition naming the first violations when the solution is
-// invalid (evaluating an invalid solution would report figures no engine
-// can reach); the simulator's errors otherwise.
+// invalid (InvalidSolutionError; evaluating an invalid solution would report
+// figures no engine can reach); the simulator's errors otherwise.
 absl::StatusOr<Evaluation> EvaluateSolution(const Workload& workload,
                                             const Solution& solution);
 
