@@ -26,7 +26,8 @@ What must hold (each checked, each breach a line in violations.txt):
   - disk: the data dir after the first hour stays within 10 % of the peak
     of the first hour after the warm-up (retention holds it level).
 Writes into --out: samples.csv (elapsed_s, service, pid, rss_kib,
-open_files), disk.csv (elapsed_s, data_dir_bytes, database_bytes),
+open_files, rss_anon_kib, rss_file_kib, threads, and malloc_in_use_kib and
+malloc_free_kib from the service's /metrics), disk.csv (elapsed_s, data_dir_bytes, database_bytes),
 jobs.csv (elapsed_s, job, state, best_normalised_return), kills.csv
 (elapsed_s, service, recovered_s), actions.log, violations.txt,
 summary.json and summary.md, rss.svg (bench/plot_soak.py) and disk.svg.
@@ -46,7 +47,11 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 
+SAMPLE_COLUMNS = ["elapsed_s", "service", "pid", "rss_kib", "open_files",
+                  "rss_anon_kib", "rss_file_kib", "threads",
+                  "malloc_in_use_kib", "malloc_free_kib"]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UNFINISHED = {"JOB_STATE_SEEDING", "JOB_STATE_QUEUED", "JOB_STATE_RUNNING"}
 ENDED = {"JOB_STATE_DONE", "JOB_STATE_CANCELLED", "JOB_STATE_FAILED"}
@@ -114,6 +119,24 @@ class Soak:
                 with open(os.path.join(self.data, name)) as f:
                     found[name[:-4]] = int(f.read().strip() or 0)
         return found
+
+    def malloc_bytes(self, name):
+        """(in use, free) bytes of the service's malloc, from its /metrics
+        (mmapzero_malloc_bytes); (-1024, -1024) when it does not answer."""
+        try:
+            with open(os.path.join(self.data, name + ".metrics")) as f:
+                address = f.read().strip()
+            with urllib.request.urlopen(f"http://{address}/metrics",
+                                        timeout=10) as page:
+                text = page.read().decode()
+        except (OSError, ValueError):
+            return -1024, -1024
+        found = {}
+        for line in text.splitlines():
+            if line.startswith("mmapzero_malloc_bytes{"):
+                state = line.split('state="')[1].split('"')[0]
+                found[state] = int(float(line.split()[-1]))
+        return found.get("in_use", -1024), found.get("free", -1024)
 
     def jobs(self):
         """Every job's status (proto3 JSON), or None while unreachable."""
@@ -248,15 +271,15 @@ class Soak:
         now = self.elapsed()
         for name, pid in sorted(self.services().items()):
             try:
-                with open(f"/proc/{pid}/status") as f:
-                    rss = next(int(line.split()[1]) for line in f
-                               if line.startswith("VmRSS:"))
+                status = proc_status(pid)
                 files = len(os.listdir(f"/proc/{pid}/fd"))
-            except (OSError, StopIteration):
+            except (OSError, KeyError):
                 continue  # killed a moment ago; restarted by then
-            self.append("samples.csv", ["elapsed_s", "service", "pid",
-                                        "rss_kib", "open_files"],
-                        [now, name, pid, rss, files])
+            in_use, free = self.malloc_bytes(name)
+            self.append("samples.csv", SAMPLE_COLUMNS,
+                        [now, name, pid, status["VmRSS"], files,
+                         status["RssAnon"], status["RssFile"],
+                         status["Threads"], in_use // 1024, free // 1024])
         self.append("disk.csv", ["elapsed_s", "data_dir_bytes",
                                  "database_bytes"],
                     [now, tree_bytes(self.data), sum(
@@ -361,6 +384,18 @@ class Soak:
             sys.exit(1)
 
 
+def proc_status(pid):
+    """{field: number} of /proc/PID/status's numeric fields (kB as is)."""
+    found = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            words = value.split()
+            if words and words[0].isdigit():
+                found[key] = int(words[0])
+    return found
+
+
 def file_bytes(path):
     try:
         return os.path.getsize(path)
@@ -399,27 +434,40 @@ def slope_per_hour(points):
     return cov / var * 3600 * 1024 / 1e6
 
 
+# Columns of samples.csv whose growth the summary reports beside RSS (the
+# split says what grows: malloc's in-use bytes are live data, anonymous
+# pages above them freed memory held, file pages code touched).
+PARTS = [("rss_anon_kib", "anonymous"), ("rss_file_kib", "file"),
+         ("malloc_in_use_kib", "malloc in use")]
+
+
 def summarise(out, args, counts, audit, validated, violations):
-    processes = {}  # (service, pid) -> [(t, rss_kib, files)]
+    processes = {}  # (service, pid) -> [row of samples.csv]
     with open(os.path.join(out, "samples.csv")) as f:
         for row in csv.DictReader(f):
-            processes.setdefault((row["service"], row["pid"]), []).append(
-                (int(row["elapsed_s"]), int(row["rss_kib"]),
-                 int(row["open_files"])))
+            processes.setdefault((row["service"], row["pid"]), []).append(row)
     rss = {}
-    for (service, _), points in processes.items():
-        first = points[0][0]
-        late = [(t, kib) for t, kib, _ in points if t - first >= RSS_WARMUP_S]
+    for (service, _), rows in processes.items():
+        first = int(rows[0]["elapsed_s"])
+        late = [row for row in rows
+                if int(row["elapsed_s"]) - first >= RSS_WARMUP_S]
         if len(late) < 3:
             continue  # a process killed before it had run 20 minutes
-        growth = slope_per_hour(late)
+        growth = slope_per_hour([(int(row["elapsed_s"]), int(row["rss_kib"]))
+                                 for row in late])
         entry = rss.setdefault(service, {"mb_per_hour": growth,
-                                         "end_mb": late[-1][1] / 1024,
                                          "max_open_files": 0})
-        entry["mb_per_hour"] = max(entry["mb_per_hour"], growth)
-        entry["end_mb"] = late[-1][1] / 1024
+        if growth >= entry["mb_per_hour"]:  # the worst process's figures
+            entry["mb_per_hour"] = growth
+            entry["end_mb"] = int(late[-1]["rss_kib"]) / 1024
+            entry["parts_mb_per_hour"] = {
+                label: slope_per_hour([(int(row["elapsed_s"]),
+                                        int(row[column])) for row in late])
+                for column, label in PARTS
+                if all(int(row.get(column) or -1) >= 0 for row in late)}
         entry["max_open_files"] = max(
-            entry["max_open_files"], max(files for _, _, files in points))
+            entry["max_open_files"],
+            max(int(row["open_files"]) for row in rows))
     for service, entry in rss.items():
         if entry["mb_per_hour"] >= RSS_LIMIT_MB_PER_HOUR:
             violations.append(f"{service} RSS grows "
@@ -468,10 +516,15 @@ def markdown(summary):
         lines.append(f"| audit {key} | {value} |")
     lines.append(f"| bests validated at the end | "
                  f"{summary['bests_validated_at_end']} |")
-    lines += ["", "| service | RSS growth after 20 min (MB/h) | RSS at end "
-              "(MB) | open files (max) |", "| --- | --- | --- | --- |"]
+    lines += ["", "| service | RSS growth after 20 min (MB/h) | of it: "
+              + ", ".join(label for _, label in PARTS) + " (MB/h) | RSS at "
+              "end (MB) | open files (max) |",
+              "| --- | --- | --- | --- | --- |"]
     for service, entry in sorted(summary["rss"].items()):
-        lines.append(f"| {service} | {entry['mb_per_hour']:.2f} | "
+        parts = entry.get("parts_mb_per_hour", {})
+        split = ", ".join(f"{parts[label]:.2f}" if label in parts else "-"
+                          for _, label in PARTS)
+        lines.append(f"| {service} | {entry['mb_per_hour']:.2f} | {split} | "
                      f"{entry['end_mb']:.0f} | {entry['max_open_files']} |")
     lines += ["", f"Disk: first hour's peak "
               f"{summary['disk_first_hour_peak_bytes'] / 1e6:.1f} MB, after "

@@ -2,16 +2,22 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 
 namespace mmapzero {
+
+int MallocArenaLimit() {
+  return std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
+}
 
 void KeepFreedMemoryForReuse() {
   // mmap only for blocks of 32 MiB and more (glibc's largest threshold),
   // and trim a heap only when 1 GiB at its top is free.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_ARENA_MAX, MallocArenaLimit());
 }
 
 void ReleaseFreedMemory() { malloc_trim(0); }

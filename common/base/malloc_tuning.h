@@ -17,6 +17,11 @@
 // RSS rose for hours. PeriodicMemoryRelease gives the freed memory back
 // (malloc_trim) every interval: a step's tensors fault in again once per
 // interval, not once per step.
+//
+// It also allows malloc one arena per core (MallocArenaLimit), not glibc's
+// eight: each arena keeps its own pages, and a page that still holds one
+// live chunk cannot be given back, so under job churn more arenas pin more
+// memory; more threads than cores cannot all allocate at once anyway.
 #ifndef MMAPZERO_COMMON_BASE_MALLOC_TUNING_H_
 #define MMAPZERO_COMMON_BASE_MALLOC_TUNING_H_
 
@@ -27,6 +32,10 @@
 namespace mmapzero {
 
 void KeepFreedMemoryForReuse();
+
+// The most malloc arenas KeepFreedMemoryForReuse allows: one per core, at
+// least 2.
+int MallocArenaLimit();
 
 // Returns the free memory of every malloc arena to the kernel.
 void ReleaseFreedMemory();

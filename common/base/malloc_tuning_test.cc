@@ -1,16 +1,21 @@
 #include "common/base/malloc_tuning.h"
 
+#include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <barrier>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <thread>
 #include <vector>
 
-#include "absl/base/config.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/base/sanitized_build.h"
 #include "gtest/gtest.h"
 
 namespace mmapzero {
@@ -19,13 +24,6 @@ namespace {
 constexpr int kBlocks = 2000;
 constexpr int64_t kBlockBytes = 100 << 10;  // 200 MB in all
 constexpr int64_t kMostOfIt = 150 << 20;
-
-#if defined(ABSL_HAVE_ADDRESS_SANITIZER) || \
-    defined(ABSL_HAVE_THREAD_SANITIZER) || defined(ABSL_HAVE_MEMORY_SANITIZER)
-constexpr bool kSanitized = true;  // its allocator stands in for glibc's
-#else
-constexpr bool kSanitized = false;
-#endif
 
 // This process's resident memory in bytes (/proc/self/statm).
 int64_t ResidentBytes() {
@@ -54,7 +52,8 @@ int64_t AllocateWriteAndFree() {
 }
 
 TEST(MallocTuningTest, FreedMemoryIsKeptUntilReleased) {
-  if (kSanitized) GTEST_SKIP() << "a sanitizer's allocator replaces malloc";
+  if (kSanitizerReplacesMalloc)
+    GTEST_SKIP() << "a sanitizer's allocator replaces malloc";
   KeepFreedMemoryForReuse();
   ReleaseFreedMemory();  // what earlier tests freed: the blocks are new pages
   const int64_t before = ResidentBytes();
@@ -66,7 +65,8 @@ TEST(MallocTuningTest, FreedMemoryIsKeptUntilReleased) {
 }
 
 TEST(MallocTuningTest, PeriodicReleaseGivesItBackAndStopsAtOnce) {
-  if (kSanitized) GTEST_SKIP() << "a sanitizer's allocator replaces malloc";
+  if (kSanitizerReplacesMalloc)
+    GTEST_SKIP() << "a sanitizer's allocator replaces malloc";
   KeepFreedMemoryForReuse();
   ReleaseFreedMemory();
   ASSERT_EQ(AllocateWriteAndFree(), kBlocks);
@@ -82,6 +82,43 @@ TEST(MallocTuningTest, PeriodicReleaseGivesItBackAndStopsAtOnce) {
   const absl::Time start = absl::Now();
   { const PeriodicMemoryRelease release(absl::Hours(1)); }
   EXPECT_LT(absl::Now() - start, absl::Seconds(1));  // not an hour's wait
+}
+
+// The number of arenas malloc has made so far (malloc_info's <heap>s).
+int MallocArenas() {
+  char* text = nullptr;
+  size_t size = 0;
+  FILE* stream = open_memstream(&text, &size);
+  malloc_info(0, stream);
+  std::fclose(stream);
+  int heaps = 0;
+  for (const char* at = text; (at = std::strstr(at, "<heap nr=")); ++at) {
+    ++heaps;
+  }
+  std::free(text);
+  return heaps;
+}
+
+TEST(MallocTuningTest, OneArenaPerCore) {
+  if (kSanitizerReplacesMalloc)
+    GTEST_SKIP() << "a sanitizer's allocator replaces malloc";
+  KeepFreedMemoryForReuse();
+  const int before = MallocArenas();
+  // Many threads allocating at once: glibc would give most of them an
+  // arena of their own (up to eight per core).
+  constexpr int kThreads = 24;
+  std::barrier all_allocated(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&all_allocated] {
+      void* block = std::malloc(1000);
+      all_allocated.arrive_and_wait();
+      std::free(block);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_LE(MallocArenas(), std::max(before, MallocArenaLimit()));
+  EXPECT_GE(MallocArenaLimit(), 2);
 }
 
 }  // namespace

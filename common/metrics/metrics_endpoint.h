@@ -1,8 +1,8 @@
-// A service's Prometheus endpoint: /metrics, with the given collectables,
-// and /healthz (the process's health checks, health_checks.h) on its own
-// port (http_endpoint.h; "0.0.0.0:0" picks a free port). A port that
-// cannot be bound is Unavailable naming the address, so every service
-// handles it as a status.
+// A service's Prometheus endpoint: /metrics, with the given collectables
+// and the process's memory (process_memory.h), and /healthz (the process's
+// health checks, health_checks.h) on its own port (http_endpoint.h;
+// "0.0.0.0:0" picks a free port). A port that cannot be bound is
+// Unavailable naming the address, so every service handles it as a status.
 #ifndef MMAPZERO_COMMON_METRICS_METRICS_ENDPOINT_H_
 #define MMAPZERO_COMMON_METRICS_METRICS_ENDPOINT_H_
 
