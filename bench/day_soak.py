@@ -20,14 +20,22 @@ What must hold (each checked, each breach a line in violations.txt):
     or queued for more than 10 minutes;
   - every kill recovered: `local up` brings the service back and `local
     status` is healthy within 2 minutes;
-  - each service's RSS grows less than 5 MB an hour after its first 20
-    minutes (least squares over the samples of each process that lived
-    that long);
+  - each service's RSS grows less than 5 MB an hour between idle checks:
+    at --warmup-minutes (20), then --idle-every minutes after each and at
+    the end, every job is cancelled and deleted and, two memory releases
+    later, each service's RSS is sampled (idle.csv), so that every check
+    sees the same load (none) and a rise is memory kept, not memory in use
+    for the jobs of the moment (least squares over the checks of each
+    process that lived through two or more). The fit over every sample
+    after the warm-up, under load, is reported beside it, split into
+    anonymous and file pages and malloc's bytes in use;
   - disk: the data dir after the first hour stays within 10 % of the peak
     of the first hour after the warm-up (retention holds it level).
 Writes into --out: samples.csv (elapsed_s, service, pid, rss_kib,
 open_files, rss_anon_kib, rss_file_kib, threads, and malloc_in_use_kib and
-malloc_free_kib from the service's /metrics), disk.csv (elapsed_s, data_dir_bytes, database_bytes),
+malloc_free_kib from the service's /metrics), idle.csv (elapsed_s,
+service, pid, rss_kib, rss_anon_kib, malloc_in_use_kib), disk.csv
+(elapsed_s, data_dir_bytes, database_bytes),
 jobs.csv (elapsed_s, job, state, best_normalised_return), kills.csv
 (elapsed_s, service, recovered_s), actions.log, violations.txt,
 summary.json and summary.md, rss.svg (bench/plot_soak.py) and disk.svg.
@@ -37,6 +45,7 @@ Usage: bench/day_soak.py [--minutes 120] [--out DIR] [--bin DIR]
                          [--kill-every 300] [--sample-every 60]
                          [--retention-minutes 10] [--max-finished 6]
                          [--seed 1] [--spare learner,coordinator]
+                         [--idle-every 40] [--warmup-minutes 20]
 """
 import argparse
 import csv
@@ -57,8 +66,8 @@ UNFINISHED = {"JOB_STATE_SEEDING", "JOB_STATE_QUEUED", "JOB_STATE_RUNNING"}
 ENDED = {"JOB_STATE_DONE", "JOB_STATE_CANCELLED", "JOB_STATE_FAILED"}
 WORKLOADS = [("transformer", 800), ("lstm", 1000), ("cnn", 1200),
              ("transformer", 1500), ("lstm", 600), ("cnn", 700)]
-RSS_WARMUP_S = 20 * 60
 RSS_LIMIT_MB_PER_HOUR = 5.0
+IDLE_SETTLE_S = 150  # two memory releases, and the deleted jobs' tables gone
 
 
 class Soak:
@@ -327,7 +336,13 @@ class Soak:
         end = self.start + self.args.minutes * 60
         next_sample = next_kill = time.monotonic()
         next_kill += self.args.kill_every
+        next_idle = self.start + self.args.warmup_minutes * 60
         while time.monotonic() < end:
+            if time.monotonic() >= next_idle:
+                paused = self.idle_check()
+                next_sample += paused
+                next_kill += paused
+                next_idle = time.monotonic() + self.args.idle_every * 60
             jobs = self.jobs()
             if time.monotonic() >= next_sample:
                 self.sample(jobs)
@@ -340,6 +355,43 @@ class Soak:
                 next_kill += self.args.kill_every
             time.sleep(min(20, max(0, end - time.monotonic())))
         self.finish()
+
+    def idle_check(self):
+        """Every job cancelled and deleted, and, once the services have had
+        two of their once-a-minute memory releases, each one's memory
+        sampled into idle.csv: the same load (none) at every check, so
+        that what a service holds then can only grow by a leak. Returns the
+        seconds it took (kills and samples wait meanwhile)."""
+        began = time.monotonic()
+        self.note("idle check: cancelling and deleting every job")
+        deadline = began + 300
+        while time.monotonic() < deadline:
+            jobs = self.jobs()
+            if jobs == []:
+                break
+            for job in jobs or []:
+                if job["state"] in UNFINISHED:
+                    self.ctl("cancel", job["job_id"], "--reason", "idle check")
+                elif self.ctl("delete", job["job_id"])[0] == 0:
+                    self.counts["deleted"] += 1
+                    self.best.pop(job["job_id"], None)
+            time.sleep(5)
+        else:
+            self.violation("idle check: jobs left after 5 minutes")
+        time.sleep(IDLE_SETTLE_S)
+        now = self.elapsed()
+        for name, pid in sorted(self.services().items()):
+            try:
+                status = proc_status(pid)
+            except (OSError, KeyError):
+                continue
+            in_use, _ = self.malloc_bytes(name)
+            self.append("idle.csv", ["elapsed_s", "service", "pid", "rss_kib",
+                                     "rss_anon_kib", "malloc_in_use_kib"],
+                        [now, name, pid, status["VmRSS"], status["RssAnon"],
+                         in_use // 1024])
+        self.note("idle check: sampled")
+        return time.monotonic() - began
 
     def finish(self):
         jobs = self.jobs() or []
@@ -357,9 +409,7 @@ class Soak:
             else:
                 self.violation(f"{job['job_id']} best does not validate: "
                                f"{err.strip()[:200]}")
-        for job in jobs:
-            if job["state"] in UNFINISHED:
-                self.ctl("cancel", job["job_id"], "--reason", "soak over")
+        self.idle_check()
         audit = audit_counts(os.path.join(self.data, "coordinator",
                                           "audit.jsonl"))
         self.ctl("local", "down", timeout=120)
@@ -375,7 +425,8 @@ class Soak:
                                                      "plot_soak.py"),
                         os.path.join(self.out, "samples.csv"),
                         os.path.join(self.out, "rss.svg"),
-                        "--warmup-seconds", str(RSS_WARMUP_S)],
+                        "--warmup-seconds",
+                        str(self.args.warmup_minutes * 60)],
                        capture_output=True)
         disk_svg(os.path.join(self.out, "disk.csv"),
                  os.path.join(self.out, "disk.svg"))
@@ -441,6 +492,32 @@ PARTS = [("rss_anon_kib", "anonymous"), ("rss_file_kib", "file"),
          ("malloc_in_use_kib", "malloc in use")]
 
 
+def idle_growth(out):
+    """{service: {"mb_per_hour", "first_mb", "last_mb", "checks"}} from
+    idle.csv, for each process sampled at two idle checks or more (a
+    service killed in between is judged by its longest-lived process)."""
+    path = os.path.join(out, "idle.csv")
+    if not os.path.exists(path):
+        return {}
+    processes = {}
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            processes.setdefault((row["service"], row["pid"]), []).append(
+                (int(row["elapsed_s"]), int(row["rss_kib"])))
+    growth = {}
+    for (service, _), points in processes.items():
+        if len(points) < 2:
+            continue
+        span = points[-1][0] - points[0][0]
+        if service in growth and span <= growth[service]["span_s"]:
+            continue
+        growth[service] = {"mb_per_hour": slope_per_hour(points),
+                           "first_mb": points[0][1] / 1024,
+                           "last_mb": points[-1][1] / 1024,
+                           "checks": len(points), "span_s": span}
+    return growth
+
+
 def summarise(out, args, counts, audit, validated, violations):
     processes = {}  # (service, pid) -> [row of samples.csv]
     with open(os.path.join(out, "samples.csv")) as f:
@@ -450,9 +527,9 @@ def summarise(out, args, counts, audit, validated, violations):
     for (service, _), rows in processes.items():
         first = int(rows[0]["elapsed_s"])
         late = [row for row in rows
-                if int(row["elapsed_s"]) - first >= RSS_WARMUP_S]
+                if int(row["elapsed_s"]) - first >= args.warmup_minutes * 60]
         if len(late) < 3:
-            continue  # a process killed before it had run 20 minutes
+            continue  # a process killed before it had warmed up
         growth = slope_per_hour([(int(row["elapsed_s"]), int(row["rss_kib"]))
                                  for row in late])
         entry = rss.setdefault(service, {"mb_per_hour": growth,
@@ -468,11 +545,22 @@ def summarise(out, args, counts, audit, validated, violations):
         entry["max_open_files"] = max(
             entry["max_open_files"],
             max(int(row["open_files"]) for row in rows))
+    idle = idle_growth(out)
+    for service, growth in idle.items():
+        rss.setdefault(service, {"mb_per_hour": 0.0, "end_mb": 0,
+                                 "max_open_files": 0})
+        rss[service]["idle"] = growth
     for service, entry in rss.items():
-        if entry["mb_per_hour"] >= RSS_LIMIT_MB_PER_HOUR:
-            violations.append(f"{service} RSS grows "
-                              f"{entry['mb_per_hour']:.1f} MB/h after its "
-                              "first 20 minutes")
+        # The check: RSS at the idle checks (the same load) when there were
+        # two or more; else the fit of every sample (older runs).
+        if "idle" in entry:
+            growth, what = entry["idle"]["mb_per_hour"], "between idle checks"
+        elif idle:
+            continue  # not alive through two idle checks
+        else:
+            growth, what = entry["mb_per_hour"], f"after its first {args.warmup_minutes} minutes"
+        if growth >= RSS_LIMIT_MB_PER_HOUR:
+            violations.append(f"{service} RSS grows {growth:.1f} MB/h {what}")
     disk = []
     with open(os.path.join(out, "disk.csv")) as f:
         for row in csv.DictReader(f):
@@ -516,15 +604,22 @@ def markdown(summary):
         lines.append(f"| audit {key} | {value} |")
     lines.append(f"| bests validated at the end | "
                  f"{summary['bests_validated_at_end']} |")
-    lines += ["", "| service | RSS growth after 20 min (MB/h) | of it: "
+    lines += ["", "| service | RSS growth between idle checks (MB/h) | "
+              "RSS at the first and last idle check (MB) | RSS growth "
+              "under load, after the warm-up (MB/h) | of it: "
               + ", ".join(label for _, label in PARTS) + " (MB/h) | RSS at "
               "end (MB) | open files (max) |",
-              "| --- | --- | --- | --- | --- |"]
+              "| --- | --- | --- | --- | --- | --- | --- |"]
     for service, entry in sorted(summary["rss"].items()):
         parts = entry.get("parts_mb_per_hour", {})
         split = ", ".join(f"{parts[label]:.2f}" if label in parts else "-"
                           for _, label in PARTS)
-        lines.append(f"| {service} | {entry['mb_per_hour']:.2f} | {split} | "
+        idle = entry.get("idle")
+        idle_growth_text = f"{idle['mb_per_hour']:.2f}" if idle else "-"
+        idle_range = (f"{idle['first_mb']:.0f} → {idle['last_mb']:.0f} "
+                      f"({idle['checks']} checks)" if idle else "-")
+        lines.append(f"| {service} | {idle_growth_text} | {idle_range} | "
+                     f"{entry['mb_per_hour']:.2f} | {split} | "
                      f"{entry['end_mb']:.0f} | {entry['max_open_files']} |")
     lines += ["", f"Disk: first hour's peak "
               f"{summary['disk_first_hour_peak_bytes'] / 1e6:.1f} MB, after "
@@ -577,6 +672,8 @@ def main():
     parser.add_argument("--retention-minutes", type=int, default=10)
     parser.add_argument("--max-finished", type=int, default=6)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--idle-every", type=int, default=40)
+    parser.add_argument("--warmup-minutes", type=int, default=20)
     parser.add_argument(
         "--spare", default="",
         help="services never killed (comma-separated, e.g. learner,"
