@@ -34,7 +34,8 @@ What must hold (each checked, each breach a line in violations.txt):
 Writes into --out: samples.csv (elapsed_s, service, pid, rss_kib,
 open_files, rss_anon_kib, rss_file_kib, threads, and malloc_in_use_kib and
 malloc_free_kib from the service's /metrics), idle.csv (elapsed_s,
-service, pid, rss_kib, rss_anon_kib, malloc_in_use_kib), disk.csv
+service, pid, rss_kib, rss_anon_kib, malloc_in_use_kib) and idle_disk.csv
+(elapsed_s, data_dir_bytes: what no job leaves behind), disk.csv
 (elapsed_s, data_dir_bytes, database_bytes),
 jobs.csv (elapsed_s, job, state, best_normalised_return), kills.csv
 (elapsed_s, service, recovered_s), actions.log, violations.txt,
@@ -390,6 +391,8 @@ class Soak:
                                      "rss_anon_kib", "malloc_in_use_kib"],
                         [now, name, pid, status["VmRSS"], status["RssAnon"],
                          in_use // 1024])
+        self.append("idle_disk.csv", ["elapsed_s", "data_dir_bytes"],
+                    [now, tree_bytes(self.data)])
         self.note("idle check: sampled")
         return time.monotonic() - began
 
@@ -492,6 +495,15 @@ PARTS = [("rss_anon_kib", "anonymous"), ("rss_file_kib", "file"),
          ("malloc_in_use_kib", "malloc in use")]
 
 
+def idle_disk(out):
+    """The data dir's bytes at each idle check (idle_disk.csv), in order."""
+    path = os.path.join(out, "idle_disk.csv")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [int(row["data_dir_bytes"]) for row in csv.DictReader(f)]
+
+
 def idle_growth(out):
     """{service: {"mb_per_hour", "first_mb", "last_mb", "checks"}} from
     idle.csv, for each process sampled at two idle checks or more (a
@@ -586,6 +598,7 @@ def summarise(out, args, counts, audit, validated, violations):
         "disk_after_first_hour_peak_bytes": max(later) if later else 0,
         "disk_end_bytes": disk[-1][1] if disk else 0,
         "database_peak_bytes": max((d for _, _, d in disk), default=0),
+        "idle_disk_bytes": idle_disk(out),
         "violations": violations,
     }
 
@@ -625,7 +638,10 @@ def markdown(summary):
               f"{summary['disk_first_hour_peak_bytes'] / 1e6:.1f} MB, after "
               f"it {summary['disk_after_first_hour_peak_bytes'] / 1e6:.1f} "
               f"MB, at the end {summary['disk_end_bytes'] / 1e6:.1f} MB; "
-              f"database peak {summary['database_peak_bytes'] / 1e6:.1f} MB.",
+              f"database peak {summary['database_peak_bytes'] / 1e6:.1f} MB"
+              + (f"; at the idle checks (no job) " + ", ".join(
+                  f"{b / 1e6:.1f}" for b in summary["idle_disk_bytes"])
+                 + " MB" if summary.get("idle_disk_bytes") else "") + ".",
               "", f"Violations: {len(summary['violations'])}"]
     lines += [f"- {v}" for v in summary["violations"]]
     return "\n".join(lines) + "\n"
