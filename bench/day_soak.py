@@ -33,8 +33,8 @@ What must hold (each checked, each breach a line in violations.txt):
     of the first hour after the warm-up (retention holds it level).
 Writes into --out: samples.csv (elapsed_s, service, pid, rss_kib,
 open_files, rss_anon_kib, rss_file_kib, threads, and malloc_in_use_kib and
-malloc_free_kib from the service's /metrics), idle.csv (elapsed_s,
-service, pid, rss_kib, rss_anon_kib, malloc_in_use_kib) and idle_disk.csv
+malloc_free_kib from the service's /metrics), idle.csv (the same
+columns, at the idle checks) and idle_disk.csv
 (elapsed_s, data_dir_bytes: what no job leaves behind), disk.csv
 (elapsed_s, data_dir_bytes, database_bytes),
 jobs.csv (elapsed_s, job, state, best_normalised_return), kills.csv
@@ -219,11 +219,13 @@ class Soak:
             code, _, err = self.ctl("cancel", job, "--reason", "soak")
             self.record(action, code, job, err)
         elif action == "delete":
-            job = self.rng.choice(ended)["job_id"]
-            code, _, err = self.ctl("delete", job)
-            self.record(action, code, job, err)
-            if code == 0:
-                self.best.pop(job, None)
+            self.delete(self.rng.choice(ended)["job_id"])
+
+    def delete(self, job):
+        code, _, err = self.ctl("delete", job)
+        self.record("delete", code, job, err)
+        if code == 0:
+            self.best.pop(job, None)
 
     def record(self, action, code, what, err):
         key = {"submit": "submitted", "resume": "resumed",
@@ -277,8 +279,8 @@ class Soak:
                 writer.writerow(header)
             writer.writerow(row)
 
-    def sample(self, jobs):
-        now = self.elapsed()
+    def sample_services(self, file, now):
+        """A row of SAMPLE_COLUMNS per service into `file`."""
         for name, pid in sorted(self.services().items()):
             try:
                 status = proc_status(pid)
@@ -286,10 +288,14 @@ class Soak:
             except (OSError, KeyError):
                 continue  # killed a moment ago; restarted by then
             in_use, free = self.malloc_bytes(name)
-            self.append("samples.csv", SAMPLE_COLUMNS,
+            self.append(file, SAMPLE_COLUMNS,
                         [now, name, pid, status["VmRSS"], files,
                          status["RssAnon"], status["RssFile"],
                          status["Threads"], in_use // 1024, free // 1024])
+
+    def sample(self, jobs):
+        now = self.elapsed()
+        self.sample_services("samples.csv", now)
         self.append("disk.csv", ["elapsed_s", "data_dir_bytes",
                                  "database_bytes"],
                     [now, tree_bytes(self.data), sum(
@@ -373,24 +379,14 @@ class Soak:
             for job in jobs or []:
                 if job["state"] in UNFINISHED:
                     self.ctl("cancel", job["job_id"], "--reason", "idle check")
-                elif self.ctl("delete", job["job_id"])[0] == 0:
-                    self.counts["deleted"] += 1
-                    self.best.pop(job["job_id"], None)
+                else:
+                    self.delete(job["job_id"])
             time.sleep(5)
         else:
             self.violation("idle check: jobs left after 5 minutes")
         time.sleep(IDLE_SETTLE_S)
         now = self.elapsed()
-        for name, pid in sorted(self.services().items()):
-            try:
-                status = proc_status(pid)
-            except (OSError, KeyError):
-                continue
-            in_use, _ = self.malloc_bytes(name)
-            self.append("idle.csv", ["elapsed_s", "service", "pid", "rss_kib",
-                                     "rss_anon_kib", "malloc_in_use_kib"],
-                        [now, name, pid, status["VmRSS"], status["RssAnon"],
-                         in_use // 1024])
+        self.sample_services("idle.csv", now)
         self.append("idle_disk.csv", ["elapsed_s", "data_dir_bytes"],
                     [now, tree_bytes(self.data)])
         self.note("idle check: sampled")

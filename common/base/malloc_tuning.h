@@ -22,8 +22,8 @@
 // eight: each arena keeps its own pages, and a page that still holds one
 // live chunk cannot be given back, so under job churn more arenas pin more
 // memory; more threads than cores cannot all allocate at once anyway. In
-// the same soak with this limit the learner stayed at 198-231 MB for the
-// last hour and a half (without it: 279 MB at 20 minutes, 331 at two
+// a later two-hour soak with this limit the learner stayed at 198-231 MB
+// after its first 20 minutes (without it: 279 MB at 20 minutes, 331 at two
 // hours).
 #ifndef MMAPZERO_COMMON_BASE_MALLOC_TUNING_H_
 #define MMAPZERO_COMMON_BASE_MALLOC_TUNING_H_

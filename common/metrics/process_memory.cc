@@ -6,33 +6,34 @@
 #include <fstream>
 #include <string>
 
+#include "absl/strings/match.h"
+#include "absl/strings/string_view.h"
 #include "common/metrics/scraped_family.h"
 
 namespace mmapzero::metrics {
+
 ProcessMemory ReadProcessMemory() {
   ProcessMemory memory;
-  int64_t threads = 0;
   // /proc/self/status lines: "VmRSS:     123456 kB", "Threads:  23".
   const struct {
-    std::string key;
+    absl::string_view key;
     int64_t* value;
     int64_t scale;
   } fields[] = {{"VmRSS:", &memory.resident_bytes, 1024},
                 {"RssAnon:", &memory.resident_anonymous_bytes, 1024},
                 {"RssFile:", &memory.resident_file_bytes, 1024},
-                {"Threads:", &threads, 1}};
+                {"Threads:", &memory.threads, 1}};
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
     for (const auto& field : fields) {
-      if (line.compare(0, field.key.size(), field.key) == 0) {
+      if (absl::StartsWith(line, field.key)) {
         *field.value =
             std::strtoll(line.c_str() + field.key.size(), nullptr, 10) *
             field.scale;
       }
     }
   }
-  memory.threads = static_cast<int>(threads);
   const struct mallinfo2 info = mallinfo2();
   memory.malloc_in_use_bytes =
       static_cast<int64_t>(info.uordblks + info.hblkhd);

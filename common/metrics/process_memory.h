@@ -22,7 +22,7 @@ struct ProcessMemory {
   int64_t resident_file_bytes = 0;       // RssFile (code, mapped files)
   int64_t malloc_in_use_bytes = 0;       // allocated, mmapped blocks included
   int64_t malloc_free_bytes = 0;         // free in the arenas, held or not
-  int threads = 0;
+  int64_t threads = 0;
 };
 
 // This process's figures now; a field that cannot be read stays 0.
