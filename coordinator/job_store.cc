@@ -645,13 +645,13 @@ absl::StatusOr<JobStore::DeletedJob> JobStore::DeleteJob(int64_t job_id,
 absl::StatusOr<std::vector<v1::StoredJob>> JobStore::DeletedAmong(
     const std::vector<v1::StoredJob>& stored) {
   std::vector<v1::StoredJob> deleted;
+  ASSIGN_OR_RETURN(
+      Statement select,
+      db_->Prepare("SELECT 1 FROM deleted_jobs WHERE id = ? AND uid = ?"));
   for (const v1::StoredJob& job : stored) {
     const absl::StatusOr<int64_t> id = ParseJobId("job_id", job.job_id());
     if (!id.ok()) continue;  // not a job of any coordinator
-    ASSIGN_OR_RETURN(
-        Statement select,
-        db_->Prepare("SELECT 1 FROM deleted_jobs WHERE id = ? AND uid = ?"));
-    select.Bind(1, *id).Bind(2, job.job_uid());
+    select.Reset().Bind(1, *id).Bind(2, job.job_uid());
     ASSIGN_OR_RETURN(const bool row, select.Step());
     if (row) deleted.push_back(job);
   }

@@ -393,7 +393,7 @@ TEST(JobStoreTest, DeletedAmongNamesOnlyJobsDeletedHere) {
   const std::string uid2 = (*store)->GetJob(2)->uid;
   ASSERT_FALSE(uid1.empty());
   ASSERT_TRUE((*store)->DeleteJob(1, /*now_ms=*/5).ok());
-  const auto deleted = (*store)->DeletedAmong(
+  auto deleted = (*store)->DeletedAmong(
       {stored("job-000001", uid1), stored("job-000001", uid2),
        stored("job-000002", uid2), stored("../x", ""),
        stored("job-000003", "")});
@@ -401,6 +401,15 @@ TEST(JobStoreTest, DeletedAmongNamesOnlyJobsDeletedHere) {
   ASSERT_EQ(deleted->size(), 1u);
   EXPECT_EQ((*deleted)[0].job_id(), "job-000001");
   EXPECT_EQ((*deleted)[0].job_uid(), uid1);
+  // One query answers for every job asked about: a match after a miss
+  // and a miss after a match both come out right.
+  ASSERT_TRUE((*store)->DeleteJob(2, /*now_ms=*/6).ok());
+  deleted = (*store)->DeletedAmong({stored("job-000001", uid2),
+                                    stored("job-000002", uid2),
+                                    stored("job-000002", uid1)});
+  ASSERT_TRUE(deleted.ok()) << deleted.status();
+  ASSERT_EQ(deleted->size(), 1u);
+  EXPECT_EQ((*deleted)[0].job_id(), "job-000002");
 }
 
 TEST(JobStoreTest, UpgradesAVersionEightFileWithAnEmptyHistory) {

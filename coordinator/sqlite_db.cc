@@ -76,6 +76,13 @@ absl::Status Statement::Run() {
   return absl::OkStatus();
 }
 
+Statement& Statement::Reset() {
+  sqlite3_reset(statement_);  // its code repeats the last step's, seen then
+  sqlite3_clear_bindings(statement_);
+  bind_error_ = 0;
+  return *this;
+}
+
 int64_t Statement::ColumnInt(int column) const {
   return sqlite3_column_int64(statement_, column);
 }

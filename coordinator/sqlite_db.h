@@ -44,6 +44,9 @@ class Statement {
   absl::StatusOr<bool> Step();
   // Step() expecting no rows (INSERT, UPDATE, DELETE).
   absl::Status Run();
+  // Makes the statement ready to run again with new bindings (a query
+  // asked for many keys is prepared once).
+  Statement& Reset();
 
   int64_t ColumnInt(int column) const;
   double ColumnDouble(int column) const;

@@ -43,10 +43,15 @@ class TableCollector final : public prometheus::Collectable {
     };
     prometheus::MetricFamily damaged = ScrapedFamily(
         "mmapzero_replay_checkpoints_damaged_total",
-        "Table checkpoint files found damaged at start and set aside",
+        "Table checkpoint files found damaged when loaded and set aside",
         MetricType::Counter);
     AddSample(&damaged, {},
               static_cast<double>(tables_->damaged_checkpoints()));
+    prometheus::MetricFamily parked =
+        ScrapedFamily("mmapzero_replay_parked_tables",
+                      "Tables of jobs out of the assignments held on disk only",
+                      MetricType::Gauge);
+    AddSample(&parked, {}, static_cast<double>(tables_->parked_tables()));
     for (const JobReplayStats& job : tables_->AllStats()) {
       const v1::ReplayStats& s = job.stats;
       const double values[] = {
@@ -64,6 +69,7 @@ class TableCollector final : public prometheus::Collectable {
       }
     }
     families.push_back(std::move(damaged));
+    families.push_back(std::move(parked));
     return families;
   }
 

@@ -35,8 +35,8 @@ absl::Status TooLarge(absl::string_view what, size_t bytes, int64_t limit) {
 }  // namespace
 
 absl::Status CheckJobId(const std::string& job_id) {
-  const bool safe = !job_id.empty() && job_id.size() <= 128 &&
-                    job_id != "." && job_id != ".." && IsPlainName(job_id);
+  const bool safe = !job_id.empty() && job_id.size() <= 128 && job_id != "." &&
+                    job_id != ".." && IsPlainName(job_id);
   if (safe) return absl::OkStatus();
   return absl::InvalidArgumentError(
       absl::StrCat("job_id: must be 1..128 characters of [A-Za-z0-9._-], got '",
@@ -85,6 +85,7 @@ void ReplayTables::SetAsideLocked(const std::string& job_id,
 absl::StatusOr<std::shared_ptr<ReplayTable>> ReplayTables::Table(
     const std::string& job_id, bool create) {
   RETURN_IF_ERROR(CheckJobId(job_id));
+  if (std::shared_ptr<ReplayTable> held = Unpark(job_id)) return held;
   std::shared_ptr<ReplayTable> table;
   {
     absl::MutexLock lock(&mu_);
@@ -116,6 +117,83 @@ absl::StatusOr<std::shared_ptr<ReplayTable>> ReplayTables::Table(
   return table;
 }
 
+std::shared_ptr<ReplayTable> ReplayTables::Unpark(const std::string& job_id) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = tables_.find(job_id); it != tables_.end()) return it->second;
+    if (!parked_.contains(job_id)) return nullptr;
+  }
+  // One load at a time, outside mu_: requests for tables in memory go on
+  // while a file is read, and two requests for one parked job read it once.
+  absl::MutexLock load_lock(&load_mu_);
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = tables_.find(job_id); it != tables_.end()) return it->second;
+    if (!parked_.contains(job_id)) return nullptr;
+  }
+  auto newest = LoadNewestGood(job_id);
+  std::shared_ptr<ReplayTable> table =
+      newest.ok() ? newest->first : NewTable(options_.default_capacity);
+  {
+    absl::MutexLock checkpoint_lock(&checkpoint_mu_);
+    absl::MutexLock lock(&mu_);
+    if (!parked_.erase(job_id)) return nullptr;  // retired while it loaded
+    if (newest.ok()) {
+      saved_[job_id] = {table, table->generation()};
+      uids_[job_id] = newest->second;
+    }
+    tables_[job_id] = table;
+  }
+  const v1::ReplayStats stats = table->Stats();
+  LogLine("info", "table_unparked",
+          {{"job", job_id},
+           {"trajectories", absl::StrCat(stats.trajectories())},
+           {"bytes", absl::StrCat(stats.bytes())}});
+  Rebalance();
+  return table;
+}
+
+void ReplayTables::ParkUnassigned() {
+  if (options_.data_dir.empty()) return;
+  std::vector<std::pair<std::string, int64_t>> parked;  // job, bytes
+  {
+    absl::MutexLock checkpoint_lock(&checkpoint_mu_);
+    absl::MutexLock lock(&mu_);
+    for (const auto& [job_id, table] : tables_) {
+      // Copies of a table are made only under mu_, so a count of one (this
+      // map's) means no request holds it now or can until mu_ is released.
+      if (assigned_.contains(job_id) || table.use_count() != 1) continue;
+      const auto saved = saved_.find(job_id);
+      const bool whole = saved != saved_.end() &&
+                         saved->second.first.lock() == table &&
+                         saved->second.second == table->generation();
+      if (whole) parked.emplace_back(job_id, table->Stats().bytes());
+    }
+    for (const auto& [job_id, bytes] : parked) {
+      tables_.erase(job_id);
+      parked_.insert(job_id);
+    }
+  }
+  for (const auto& [job_id, bytes] : parked) {
+    LogLine("info", "table_parked",
+            {{"job", job_id}, {"bytes_freed", absl::StrCat(bytes)}});
+  }
+  if (!parked.empty()) Rebalance();
+}
+
+std::vector<std::string> ReplayTables::HeldJobsLocked() const {
+  std::vector<std::string> jobs;
+  jobs.reserve(tables_.size() + parked_.size());
+  for (const auto& [job_id, table] : tables_) jobs.push_back(job_id);
+  jobs.insert(jobs.end(), parked_.begin(), parked_.end());
+  return jobs;
+}
+
+int ReplayTables::parked_tables() const {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int>(parked_.size());
+}
+
 void ReplayTables::Rebalance() {
   if (options_.max_total_bytes <= 0) return;
   std::vector<std::shared_ptr<ReplayTable>> tables;
@@ -140,7 +218,7 @@ int ReplayTables::RetireUnassigned(absl::Time now) {
     absl::MutexLock checkpoint_lock(&checkpoint_mu_);
     absl::MutexLock lock(&mu_);
     std::vector<std::string> expired;
-    for (const auto& [job_id, table] : tables_) {
+    for (const std::string& job_id : HeldJobsLocked()) {
       const auto last = last_assigned_.find(job_id);
       const bool keep = assigned_.contains(job_id) ||
                         (last != last_assigned_.end() &&
@@ -160,7 +238,7 @@ int ReplayTables::RetireUnassigned(absl::Time now) {
 std::vector<v1::StoredJob> ReplayTables::UnassignedJobs() const {
   absl::MutexLock lock(&mu_);
   std::vector<v1::StoredJob> jobs;
-  for (const auto& [job_id, table] : tables_) {
+  for (const std::string& job_id : HeldJobsLocked()) {
     if (assigned_.contains(job_id)) continue;
     v1::StoredJob& job = jobs.emplace_back();
     job.set_job_id(job_id);
@@ -180,8 +258,9 @@ bool ReplayTables::RetireDeleted(const v1::StoredJob& job) {
     absl::MutexLock lock(&mu_);
     const auto uid = uids_.find(job.job_id());
     const std::string held = uid == uids_.end() ? "" : uid->second;
-    if (!tables_.contains(job.job_id()) || assigned_.contains(job.job_id()) ||
-        held != job.job_uid()) {
+    const bool stored =
+        tables_.contains(job.job_id()) || parked_.contains(job.job_id());
+    if (!stored || assigned_.contains(job.job_id()) || held != job.job_uid()) {
       return false;
     }
     RetireLocked(job.job_id(), {{"reason", "job deleted"}});
@@ -193,6 +272,7 @@ bool ReplayTables::RetireDeleted(const v1::StoredJob& job) {
 void ReplayTables::RetireLocked(const std::string& job_id,
                                 service::LogFields why) {
   tables_.erase(job_id);
+  parked_.erase(job_id);
   uids_.erase(job_id);
   last_assigned_.erase(job_id);
   saved_.erase(job_id);
@@ -225,9 +305,8 @@ ReplayTables::LoadNewestGood(const std::string& job_id) {
     absl::Status status = snapshot.status();
     if (status.ok()) {
       const std::string uid = snapshot->stats.job_uid();
-      std::shared_ptr<ReplayTable> table =
-          NewTable(std::max<int64_t>(snapshot->stats.capacity(),
-                                     snapshot->entries.size()));
+      std::shared_ptr<ReplayTable> table = NewTable(std::max<int64_t>(
+          snapshot->stats.capacity(), snapshot->entries.size()));
       status = table->Restore(*std::move(snapshot));
       if (status.ok()) {
         if (file != path) {
@@ -277,27 +356,27 @@ absl::StatusOr<int> ReplayTables::LoadAll() {
     if (!dir.is_directory(ignored) || !CheckJobId(job_id).ok()) continue;
     auto newest = LoadNewestGood(job_id);
     if (!newest.ok()) continue;  // none, or none good: an empty table later
-    auto [table, uid] = *std::move(newest);
-    const v1::ReplayStats stats = table->Stats();
+    // Checked, then parked: its job's assignment or a request loads it
+    // again, so memory holds one table at a time here.
+    const v1::ReplayStats stats = newest->first->Stats();
     {
-      absl::MutexLock lock(&checkpoint_mu_);
-      saved_[job_id] = {table, table->generation()};
+      absl::MutexLock lock(&mu_);
+      if (tables_.contains(job_id)) continue;  // a request came first
+      parked_.insert(job_id);
+      uids_[job_id] = newest->second;
+      last_assigned_[job_id] = absl::Now();  // kept a retention from here
     }
-    absl::MutexLock lock(&mu_);
-    tables_[job_id] = std::move(table);
-    uids_[job_id] = uid;
-    last_assigned_[job_id] = absl::Now();  // kept a retention from here
     ++loaded;
     LogLine("info", "table_loaded",
             {{"job", job_id},
              {"trajectories", absl::StrCat(stats.trajectories())},
-             {"positions", absl::StrCat(stats.positions())}});
+             {"positions", absl::StrCat(stats.positions())},
+             {"parked", "true"}});
   }
   if (error) {
     return absl::UnavailableError(absl::StrCat(
         "replay: cannot list ", root.string(), ": ", error.message()));
   }
-  Rebalance();
   return loaded;
 }
 
@@ -459,6 +538,7 @@ void ReplayTables::Assign(const std::vector<v1::Assignment>& assignments,
     const double discount = config.search().discount() > 0
                                 ? config.search().discount()
                                 : options_.table.discount;
+    Unpark(assignment.job_id());  // a resumed job's games come back
     std::shared_ptr<ReplayTable> table;
     {
       absl::MutexLock lock(&mu_);
@@ -488,6 +568,12 @@ void ReplayTables::Assign(const std::vector<v1::Assignment>& assignments,
 
 absl::Status ReplayTables::CheckpointAll() {
   if (options_.data_dir.empty()) return absl::OkStatus();
+  absl::Status first = SaveChanged();
+  ParkUnassigned();  // after SaveChanged let go of its copies of the tables
+  return first;
+}
+
+absl::Status ReplayTables::SaveChanged() {
   absl::MutexLock checkpoint_lock(&checkpoint_mu_);
   std::vector<std::pair<std::string, std::shared_ptr<ReplayTable>>> tables;
   absl::flat_hash_map<std::string, std::string> uids;

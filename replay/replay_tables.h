@@ -17,7 +17,17 @@
 //
 // Checkpoints: CheckpointAll writes each table that changed since its last
 // checkpoint to <data_dir>/replay/<job>/table.mzr (table_checkpoint.h);
-// LoadAll reads them back at start. A damaged file (its checksum, end mark
+// LoadAll reads them back at start.
+//
+// Memory holds the tables of assigned jobs. With a data_dir, the table of
+// a job out of the assignments (finished, cancelled, moved) leaves memory
+// once its checkpoint holds all of it (CheckpointAll parks it; its file
+// stays, and retention and deletion treat it as before), and comes back
+// from its checkpoint when the job is assigned again (resume) or a request
+// names it. LoadAll checks every file at start but keeps none in memory, so
+// a restart after a day of finished jobs needs memory for one table at a
+// time, and finished jobs never shrink a running job's share of
+// max_total_bytes. A damaged file (its checksum, end mark
 // or records) is logged, counted (damaged_checkpoints()), set aside as
 // table.mzr.damaged-N (never over an earlier one) and the one before it,
 // table.mzr.old, is loaded instead; with both damaged the job starts on an
@@ -90,9 +100,10 @@ class ReplayTables {
  public:
   explicit ReplayTables(ReplayTablesOptions options);
 
-  // Loads every table under <data_dir>/replay/ (see the file comment);
-  // returns how many were loaded.
-  absl::StatusOr<int> LoadAll() ABSL_LOCKS_EXCLUDED(mu_);
+  // Checks every table under <data_dir>/replay/ (see the file comment: a
+  // damaged file is set aside, the one before it used) and parks it, to be
+  // loaded when its job is assigned or named; returns how many were good.
+  absl::StatusOr<int> LoadAll() ABSL_LOCKS_EXCLUDED(mu_, checkpoint_mu_);
 
   absl::StatusOr<v1::InsertTrajectoriesResponse> Insert(
       const v1::InsertTrajectoriesRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
@@ -128,11 +139,15 @@ class ReplayTables {
   bool RetireDeleted(const v1::StoredJob& job)
       ABSL_LOCKS_EXCLUDED(mu_, checkpoint_mu_);
 
-  // Writes every table changed since its last checkpoint; the first error
-  // (the others are still tried). OK without a data_dir.
+  // Writes every table changed since its last checkpoint, then parks the
+  // tables of unassigned jobs that their checkpoint now holds whole; the
+  // first error (the others are still tried). OK without a data_dir.
   absl::Status CheckpointAll() ABSL_LOCKS_EXCLUDED(mu_, checkpoint_mu_);
 
+  // The tables in memory (parked ones are not).
   std::vector<JobReplayStats> AllStats() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Jobs whose table is on disk only.
+  int parked_tables() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // <data_dir>/replay/<job_id>/table.mzr
   std::string TablePath(const std::string& job_id) const;
@@ -154,6 +169,19 @@ class ReplayTables {
                                                      bool create)
       ABSL_LOCKS_EXCLUDED(mu_);
   std::shared_ptr<ReplayTable> NewTable(int64_t capacity) const;
+  // Brings the parked table of `job_id` back into memory from its newest
+  // good checkpoint (an empty table when none is good); nullptr when the
+  // job is neither parked nor in memory (never held, or retired meanwhile).
+  std::shared_ptr<ReplayTable> Unpark(const std::string& job_id)
+      ABSL_LOCKS_EXCLUDED(load_mu_, mu_, checkpoint_mu_);
+  // The jobs whose table is in memory or parked.
+  std::vector<std::string> HeldJobsLocked() const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // CheckpointAll's writes: every table changed since its last checkpoint.
+  absl::Status SaveChanged() ABSL_LOCKS_EXCLUDED(mu_, checkpoint_mu_);
+  // Drops from memory the tables of unassigned jobs whose checkpoint holds
+  // their last change and that no request is using.
+  void ParkUnassigned() ABSL_LOCKS_EXCLUDED(mu_, checkpoint_mu_);
   // The table of `job_id` from its newest good checkpoint (table.mzr, else
   // table.mzr.old), each damaged one set aside and counted; NotFound when
   // there is none.
@@ -176,6 +204,8 @@ class ReplayTables {
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<ReplayTable>> tables_
       ABSL_GUARDED_BY(mu_);
+  // Jobs whose table is only in its checkpoint (never also in tables_).
+  absl::flat_hash_set<std::string> parked_ ABSL_GUARDED_BY(mu_);
   // job -> the identity of the job whose games its table holds ("" unknown).
   absl::flat_hash_map<std::string, std::string> uids_ ABSL_GUARDED_BY(mu_);
   // job -> CheckpointFallback().
@@ -185,6 +215,7 @@ class ReplayTables {
   absl::flat_hash_set<std::string> assigned_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, absl::Time> last_assigned_
       ABSL_GUARDED_BY(mu_);
+  absl::Mutex load_mu_;        // Unpark's; taken before checkpoint_mu_
   absl::Mutex checkpoint_mu_;  // taken before mu_
   // job -> the table and its ReplayTable::generation() at its last
   // checkpoint or load. Weak, not a plain pointer: a table set aside and

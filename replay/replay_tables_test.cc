@@ -1,8 +1,10 @@
 #include "replay/replay_tables.h"
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "absl/time/clock.h"
 #include "common/agent/snapshot_file.h"
@@ -380,6 +382,116 @@ TEST(ReplayTablesTest, TablesOfDeletedJobsAreRetiredAtOnce) {
   EXPECT_TRUE(tables.UnassignedJobs().empty());
 }
 
+// The table of a job out of the assignments leaves memory once its
+// checkpoint holds it whole, gives its share of the memory back to the
+// running jobs, and comes back whole when the job is resumed, when a late
+// write names it, and after a restart (which keeps none in memory).
+TEST(ReplayTablesTest, TablesOfEndedJobsLeaveMemoryAndComeBackWhole) {
+  TestDir dir;
+  const int64_t game = TrajectoryBytes(MakeTrajectory(10));
+  ReplayTablesOptions options = Options(dir.path());
+  options.default_capacity = 1000;
+  options.max_total_bytes = 8 * game;
+  v1::Assignment ended = ReplayAssignment("job-1");
+  ended.set_job_uid("aa");
+  ended.mutable_config()->mutable_training()->set_replay_size(1000);
+  v1::Assignment running = ReplayAssignment("job-2");
+  running.mutable_config()->mutable_training()->set_replay_size(1000);
+  v1::GetStatsRequest get_ended;
+  get_ended.set_job_id("job-1");
+  v1::GetStatsRequest get_running;
+  get_running.set_job_id("job-2");
+  {
+    ReplayTables tables(options);
+    tables.Assign({ended, running});
+    ASSERT_TRUE(tables.Insert(Insert("job-1", {10, 10, 10})).ok());
+    ASSERT_TRUE(tables.Insert(Insert("job-2", {10})).ok());
+    ASSERT_TRUE(tables.CheckpointAll().ok());
+    EXPECT_EQ(tables.parked_tables(), 0);  // both assigned
+    EXPECT_EQ(tables.GetStats(get_running)->max_bytes(), 4 * game);
+
+    tables.Assign({running});  // job-1 ends
+    ASSERT_TRUE(tables.CheckpointAll().ok());
+    EXPECT_EQ(tables.parked_tables(), 1);
+    ASSERT_EQ(tables.AllStats().size(), 1u);
+    EXPECT_EQ(tables.AllStats()[0].stats.job_id(), "job-2");
+    EXPECT_EQ(tables.GetStats(get_running)->max_bytes(), 8 * game);
+    ASSERT_EQ(tables.UnassignedJobs().size(), 1u);
+    EXPECT_EQ(tables.UnassignedJobs()[0].job_uid(), "aa");
+
+    tables.Assign({ended, running});  // resumed
+    EXPECT_EQ(tables.parked_tables(), 0);
+    EXPECT_EQ(tables.GetStats(get_ended)->trajectories(), 3);
+    EXPECT_EQ(tables.GetStats(get_running)->max_bytes(), 4 * game);
+
+    tables.Assign({running});  // ends again
+    ASSERT_TRUE(tables.CheckpointAll().ok());
+    EXPECT_EQ(tables.parked_tables(), 1);
+    // A write in flight when the job ended brings the table back, and the
+    // next checkpoint keeps it before the table leaves memory again.
+    const auto late = tables.Insert(Insert("job-1", {10}));
+    ASSERT_TRUE(late.ok()) << late.status();
+    EXPECT_EQ(late->trajectory_ids(0), 4u);
+    EXPECT_EQ(tables.parked_tables(), 0);
+    ASSERT_TRUE(tables.CheckpointAll().ok());
+    EXPECT_EQ(tables.parked_tables(), 1);
+  }
+  ReplayTables restarted(options);
+  ASSERT_EQ(*restarted.LoadAll(), 2);
+  EXPECT_EQ(restarted.parked_tables(), 2);
+  EXPECT_TRUE(restarted.AllStats().empty());
+  restarted.Assign({running});
+  EXPECT_EQ(restarted.GetStats(get_running)->trajectories(), 1);
+  EXPECT_EQ(restarted.GetStats(get_ended)->trajectories(), 4);  // on demand
+  ASSERT_TRUE(restarted.CheckpointAll().ok());
+  EXPECT_EQ(restarted.parked_tables(), 1);
+  v1::StoredJob deleted;
+  deleted.set_job_id("job-1");
+  deleted.set_job_uid("aa");
+  EXPECT_TRUE(restarted.RetireDeleted(deleted));  // parked, retired alike
+  EXPECT_EQ(restarted.parked_tables(), 0);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/replay/job-1"));
+  EXPECT_TRUE(absl::IsNotFound(restarted.GetStats(get_ended).status()));
+}
+
+// Writes race with the job leaving and rejoining the assignments and with
+// checkpoints that park its table: no write is lost (every insert that
+// succeeded is counted in the table that comes back).
+TEST(ReplayTablesTest, ParkingNeverLosesAWriteInFlight) {
+  TestDir dir;
+  ReplayTablesOptions options = Options(dir.path());
+  options.default_capacity = 100000;
+  ReplayTables tables(options);
+  v1::Assignment job = ReplayAssignment("job-1");
+  job.mutable_config()->mutable_training()->set_replay_size(100000);
+  tables.Assign({job});
+  std::atomic<bool> stop{false};
+  int64_t attempts = 0;
+  int64_t inserted = 0;
+  std::thread writer([&] {
+    while (!stop) {
+      ++attempts;
+      if (tables.Insert(Insert("job-1", {3})).ok()) ++inserted;
+      // Pauses leave checkpoints a moment in which the table is whole.
+      if (attempts % 4 == 0) absl::SleepFor(absl::Milliseconds(1));
+    }
+  });
+  int parked = 0;
+  for (int round = 0; round < 2000 && (round < 30 || parked == 0); ++round) {
+    tables.Assign({});
+    EXPECT_TRUE(tables.CheckpointAll().ok());  // the writer is joined below
+    parked += tables.parked_tables();
+    tables.Assign({job});
+  }
+  stop = true;
+  writer.join();
+  v1::GetStatsRequest get;
+  get.set_job_id("job-1");
+  EXPECT_EQ(inserted, attempts);
+  EXPECT_EQ(tables.GetStats(get)->inserted(), inserted);
+  EXPECT_GT(parked, 0);  // the table did leave memory meanwhile
+}
+
 // All tables share max_total_bytes: a second table halves the first's
 // limit, and its oldest games go.
 TEST(ReplayTablesTest, TablesShareTheTotalMemory) {
@@ -398,7 +510,8 @@ TEST(ReplayTablesTest, TablesShareTheTotalMemory) {
   EXPECT_EQ(tables.GetStats(get)->max_bytes(), 4 * game);
   EXPECT_EQ(tables.GetStats(get)->trajectories(), 4);
   int64_t total = 0;
-  for (const JobReplayStats& job : tables.AllStats()) total += job.stats.bytes();
+  for (const JobReplayStats& job : tables.AllStats())
+    total += job.stats.bytes();
   EXPECT_LE(total, options.max_total_bytes);
 }
 
@@ -504,8 +617,7 @@ TEST(ReplayTablesTest, DamagedCheckpointFallsBackToThePreviousOne) {
               HasSubstr("the table starts empty"));
   EXPECT_TRUE(std::filesystem::exists(path + ".damaged-1"));
   EXPECT_TRUE(std::filesystem::exists(path + ".damaged-2"));
-  EXPECT_TRUE(
-      std::filesystem::exists(PreviousTablePath(path) + ".damaged-1"));
+  EXPECT_TRUE(std::filesystem::exists(PreviousTablePath(path) + ".damaged-1"));
 }
 
 // Checkpoints of the format before checksums still load.
