@@ -1,5 +1,6 @@
 // Fuzzes the two replay snapshot readers, what a service loads after a
-// crash: the replay server's table checkpoint (LoadTable, "MZRT") and the
+// crash: the replay server's table checkpoint (LoadTable, "MZRT", and
+// ReadTableStats, the start of one that a server reads at start) and the
 // learner checkpoint's replay buffer (ReplayBuffer::Restore, "MZRB"). Any
 // file loads or gives an error, never a crash; a buffer that restored
 // samples. With MMAPZERO_FUZZ_SEED_DIR set it writes one real file of each
@@ -73,6 +74,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (buffer.Restore(path).ok() && buffer.total_steps() > 0) {
     fuzz::Require(!buffer.Sample(4).empty());
   }
-  (void)replay::LoadTable(path);
+  const auto table = replay::LoadTable(path);
+  const auto stats = replay::ReadTableStats(path);  // what a start reads
+  // Where both read a file, they name the same job.
+  if (table.ok() && stats.ok()) {
+    fuzz::Require(stats->job_uid() == table->stats.job_uid());
+  }
   return 0;
 }

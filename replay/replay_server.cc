@@ -36,7 +36,7 @@ absl::StatusOr<std::unique_ptr<ReplayServer>> ReplayServer::Start(
   options.tables.max_message_bytes = options.max_message_bytes;
   server->options_ = options;
   server->tables_ = std::make_unique<ReplayTables>(options.tables);
-  ASSIGN_OR_RETURN(const int loaded, server->tables_->LoadAll());
+  ASSIGN_OR_RETURN(const int found, server->tables_->LoadAll());
   if (!options.metrics_listen.empty()) {
     ASSIGN_OR_RETURN(
         server->metrics_,
@@ -87,7 +87,7 @@ absl::StatusOr<std::unique_ptr<ReplayServer>> ReplayServer::Start(
            {"advertise", server->advertise_},
            {"metrics_port", absl::StrCat(server->metrics_port())},
            {"data_dir", options.tables.data_dir},
-           {"tables_loaded", absl::StrCat(loaded)},
+           {"tables_found", absl::StrCat(found)},
            {"coordinator", options.coordinator}});
   return server;
 }

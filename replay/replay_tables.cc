@@ -145,9 +145,10 @@ std::shared_ptr<ReplayTable> ReplayTables::Unpark(const std::string& job_id) {
     tables_[job_id] = table;
   }
   const v1::ReplayStats stats = table->Stats();
-  LogLine("info", "table_unparked",
+  LogLine("info", "table_loaded",
           {{"job", job_id},
            {"trajectories", absl::StrCat(stats.trajectories())},
+           {"positions", absl::StrCat(stats.positions())},
            {"bytes", absl::StrCat(stats.bytes())}});
   Rebalance();
   return table;
@@ -349,35 +350,38 @@ absl::StatusOr<int> ReplayTables::LoadAll() {
       std::filesystem::path(options_.data_dir) / "replay";
   std::error_code error;
   if (!std::filesystem::exists(root, error)) return 0;
-  int loaded = 0;
+  int found = 0;
   for (const auto& dir : std::filesystem::directory_iterator(root, error)) {
     const std::string job_id = dir.path().filename().string();
     std::error_code ignored;
     if (!dir.is_directory(ignored) || !CheckJobId(job_id).ok()) continue;
-    auto newest = LoadNewestGood(job_id);
-    if (!newest.ok()) continue;  // none, or none good: an empty table later
-    // Checked, then parked: its job's assignment or a request loads it
-    // again, so memory holds one table at a time here.
-    const v1::ReplayStats stats = newest->first->Stats();
+    // The start of the newest file names the job's uid; the whole file is
+    // read and checked when the table is needed (Unpark).
+    const std::string path = TablePath(job_id);
+    absl::StatusOr<v1::ReplayStats> stats = ReadTableStats(path);
+    if (absl::IsNotFound(stats.status())) {
+      stats = ReadTableStats(PreviousTablePath(path));
+      if (absl::IsNotFound(stats.status())) continue;  // no checkpoint
+    }
     {
       absl::MutexLock lock(&mu_);
       if (tables_.contains(job_id)) continue;  // a request came first
       parked_.insert(job_id);
-      uids_[job_id] = newest->second;
+      // A start too damaged to name the uid: unknown until the load.
+      uids_[job_id] = stats.ok() ? stats->job_uid() : "";
       last_assigned_[job_id] = absl::Now();  // kept a retention from here
     }
-    ++loaded;
-    LogLine("info", "table_loaded",
+    ++found;
+    LogLine("info", "table_found",
             {{"job", job_id},
-             {"trajectories", absl::StrCat(stats.trajectories())},
-             {"positions", absl::StrCat(stats.positions())},
-             {"parked", "true"}});
+             {"trajectories",
+              stats.ok() ? absl::StrCat(stats->trajectories()) : "unknown"}});
   }
   if (error) {
     return absl::UnavailableError(absl::StrCat(
         "replay: cannot list ", root.string(), ": ", error.message()));
   }
-  return loaded;
+  return found;
 }
 
 absl::StatusOr<v1::InsertTrajectoriesResponse> ReplayTables::Insert(

@@ -17,22 +17,23 @@
 //
 // Checkpoints: CheckpointAll writes each table that changed since its last
 // checkpoint to <data_dir>/replay/<job>/table.mzr (table_checkpoint.h);
-// LoadAll reads them back at start.
+// LoadAll finds them at start, and each is read back when its job is
+// assigned or a request names it.
 //
 // Memory holds the tables of assigned jobs. With a data_dir, the table of
 // a job out of the assignments (finished, cancelled, moved) leaves memory
 // once its checkpoint holds all of it (CheckpointAll parks it; its file
 // stays, and retention and deletion treat it as before), and comes back
 // from its checkpoint when the job is assigned again (resume) or a request
-// names it. LoadAll checks every file at start but keeps none in memory, so
-// a restart after a day of finished jobs needs memory for one table at a
-// time, and finished jobs never shrink a running job's share of
-// max_total_bytes. A damaged file (its checksum, end mark
-// or records) is logged, counted (damaged_checkpoints()), set aside as
-// table.mzr.damaged-N (never over an earlier one) and the one before it,
-// table.mzr.old, is loaded instead; with both damaged the job starts on an
-// empty table. One bad table never keeps the server, or another job, down. A
-// table knows the identity of its job (Assignment.job_uid, kept in its
+// names it. LoadAll reads only the start of each file, so a restart after
+// a day of finished jobs is quick and loads the running jobs' tables
+// alone, and finished jobs never shrink a running job's share of
+// max_total_bytes. A damaged file (its checksum, end mark or records),
+// found when the table is loaded, is logged, counted (damaged_checkpoints()),
+// set aside as table.mzr.damaged-N (never over an earlier one) and the one
+// before it, table.mzr.old, is loaded instead; with both damaged the job starts
+// on an empty table. One bad table never keeps the server, or another job,
+// down. A table knows the identity of its job (Assignment.job_uid, kept in its
 // checkpoint): when an assignment names another identity for the same job id (a
 // coordinator that started again on a new database), the old table is set aside
 // (its file renamed to table.mzr.other-<uid>) and the job starts on an empty
@@ -100,9 +101,10 @@ class ReplayTables {
  public:
   explicit ReplayTables(ReplayTablesOptions options);
 
-  // Checks every table under <data_dir>/replay/ (see the file comment: a
-  // damaged file is set aside, the one before it used) and parks it, to be
-  // loaded when its job is assigned or named; returns how many were good.
+  // Finds every table under <data_dir>/replay/ and parks it, knowing its
+  // job's uid from the start of its file; the table is loaded, and its file
+  // checked (see the file comment), when its job is assigned or a request
+  // names it. Returns how many were found.
   absl::StatusOr<int> LoadAll() ABSL_LOCKS_EXCLUDED(mu_, checkpoint_mu_);
 
   absl::StatusOr<v1::InsertTrajectoriesResponse> Insert(
@@ -158,8 +160,8 @@ class ReplayTables {
   std::string CheckpointFallback(const std::string& job_id) const
       ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Checkpoint files found damaged (and set aside) since this server
-  // started.
+  // Checkpoint files found damaged (and set aside) when loaded, since this
+  // server started.
   int64_t damaged_checkpoints() const { return damaged_checkpoints_.load(); }
 
  private:

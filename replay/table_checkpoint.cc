@@ -1,8 +1,12 @@
 #include "replay/table_checkpoint.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <system_error>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -142,6 +146,37 @@ absl::Status SaveTable(const std::string& path, const std::string& job_id,
 
 std::string PreviousTablePath(const std::string& path) {
   return path + ".old";
+}
+
+absl::StatusOr<v1::ReplayStats> ReadTableStats(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::error_code error;
+    if (!std::filesystem::exists(path, error)) {
+      return absl::NotFoundError(
+          absl::StrCat(kFormat.name, " ", path, ": no such file"));
+    }
+    return Damaged(path, "cannot be opened");
+  }
+  char magic[4] = {};
+  uint32_t version = 0;
+  uint64_t length = 0;
+  in.read(magic, sizeof(magic));
+  in.read(reinterpret_cast<char*>(&version), sizeof(version));
+  in.read(reinterpret_cast<char*>(&length), sizeof(length));
+  if (!in || absl::string_view(magic, sizeof(magic)) != kFormat.magic ||
+      (version != kFormat.version && version != kFormatV1.version)) {
+    return Damaged(path, "does not start as a table checkpoint");
+  }
+  // The stats are a few dozen bytes; a larger length is damage.
+  constexpr uint64_t kMaxStatsBytes = 1 << 16;
+  std::string bytes(std::min(length, kMaxStatsBytes), '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  v1::ReplayStats stats;
+  if (length > kMaxStatsBytes || !in || !stats.ParseFromString(bytes)) {
+    return Damaged(path, "its first record is not a table's stats");
+  }
+  return stats;
 }
 
 absl::StatusOr<TableSnapshot> LoadTable(const std::string& path) {

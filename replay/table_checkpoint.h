@@ -40,6 +40,13 @@ std::string PreviousTablePath(const std::string& path);
 // damaged (checksum, end mark, records) or of another format version.
 absl::StatusOr<TableSnapshot> LoadTable(const std::string& path);
 
+// The table's ReplayStats (job id and uid, totals) from the start of the
+// file alone, unchecked: what a server needs to know of a table it does
+// not load yet. LoadTable checks the whole file when the table is needed.
+// NotFound when `path` does not exist; DataLoss when its start is not a
+// table checkpoint's.
+absl::StatusOr<v1::ReplayStats> ReadTableStats(const std::string& path);
+
 }  // namespace mmapzero::replay
 
 #endif  // MMAPZERO_REPLAY_TABLE_CHECKPOINT_H_

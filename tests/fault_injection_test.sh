@@ -16,7 +16,8 @@
 #    learner on the same checkpoint folder: the second takes over, the
 #    first's late save is fenced out (the checkpoint's step never goes
 #    down, its lease epoch stays the second's);
-#  - the replay: the new one logs table_loaded for the job (its checkpoint),
+#  - the replay: the new one finds the job's table at start and loads it
+#    (table_loaded, its checkpoint) once the coordinator assigns it the job,
 #    takes the replay lease over (its table changes again) and the learner
 #    trains on it again;
 #  - the coordinator, on the same data dir and port (workers keep dialing the
@@ -320,10 +321,12 @@ kill_service replay replay
 grpc_args replay
 restart replay replay "${args[@]}"
 touch "$work/replay_restarted"
-log_since replay "$restart_offset" "event=table_loaded job=$job" ||
-  fail "the restarted replay did not load the table of $job"
-log_since replay "$restart_offset" "tables_loaded=1" ||
-  fail "the restarted replay did not report its table loaded"
+log_since replay "$restart_offset" "tables_found=1" ||
+  fail "the restarted replay did not report its table found"
+# It reads the table whole once the coordinator assigns it the job.
+table_loaded() { log_since replay "$restart_offset" "event=table_loaded job=$job"; }
+wait_until 60 "the restarted replay did not load the table of $job" \
+  table_loaded
 # Its table changes (and is checkpointed again) once the lease has moved to
 # it and the job's workers send to it; the learner, stalled since its
 # prefetched batches (4) ran out, then trains well past that.
