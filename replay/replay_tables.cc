@@ -157,6 +157,8 @@ std::shared_ptr<ReplayTable> ReplayTables::Unpark(const std::string& job_id) {
 void ReplayTables::ParkUnassigned() {
   if (options_.data_dir.empty()) return;
   std::vector<std::pair<std::string, int64_t>> parked;  // job, bytes
+  // Freed once the locks are let go: dropping a large table takes a while.
+  std::vector<std::shared_ptr<ReplayTable>> freed;
   {
     absl::MutexLock checkpoint_lock(&checkpoint_mu_);
     absl::MutexLock lock(&mu_);
@@ -171,10 +173,13 @@ void ReplayTables::ParkUnassigned() {
       if (whole) parked.emplace_back(job_id, table->Stats().bytes());
     }
     for (const auto& [job_id, bytes] : parked) {
-      tables_.erase(job_id);
+      auto it = tables_.find(job_id);
+      freed.push_back(std::move(it->second));
+      tables_.erase(it);
       parked_.insert(job_id);
     }
   }
+  freed.clear();
   for (const auto& [job_id, bytes] : parked) {
     LogLine("info", "table_parked",
             {{"job", job_id}, {"bytes_freed", absl::StrCat(bytes)}});
