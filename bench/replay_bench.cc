@@ -186,14 +186,14 @@ void PrintCheckpoint(replay::ReplayTables& tables, const std::string& job_id) {
 // (copies of `job_id`'s checkpoint): finding them (ReplayTables::LoadAll,
 // what a start does) against loading every one of them as well (what a
 // start did before tables were loaded only when needed).
-void PrintRestart(const replay::ReplayTablesOptions& options,
+void PrintRestart(const replay::ReplayTables& tables,
+                  const replay::ReplayTablesOptions& options,
                   const std::string& job_id, int copies) {
-  replay::ReplayTables source(options);
-  const std::filesystem::path table = source.TablePath(job_id);
+  const std::filesystem::path table = tables.TablePath(job_id);
   std::vector<std::string> jobs;
   for (int i = 0; i < copies; ++i) {
     const std::string copy = absl::StrFormat("job-ended-%02d", i);
-    const std::filesystem::path to = source.TablePath(copy);
+    const std::filesystem::path to = tables.TablePath(copy);
     std::error_code error;
     std::filesystem::create_directories(to.parent_path(), error);
     std::filesystem::copy_file(
@@ -354,7 +354,8 @@ int Run(int inserts, int sample_calls) {
         Quantile(x.latency_ms, 0.5), Quantile(x.latency_ms, 0.99));
   }
   PrintCheckpoint((*server)->tables(), "job-000001");
-  PrintRestart(options.tables, "job-000001", /*copies=*/8);
+  PrintRestart((*server)->tables(), options.tables, "job-000001",
+               /*copies=*/8);
   (*server)->Shutdown();
   std::filesystem::remove_all(data_dir);
   return 0;

@@ -117,20 +117,21 @@ absl::StatusOr<std::shared_ptr<ReplayTable>> ReplayTables::Table(
   return table;
 }
 
+std::shared_ptr<ReplayTable> ReplayTables::InMemory(const std::string& job_id,
+                                                    bool* parked) const {
+  absl::MutexLock lock(&mu_);
+  if (auto it = tables_.find(job_id); it != tables_.end()) return it->second;
+  *parked = parked_.contains(job_id);
+  return nullptr;
+}
+
 std::shared_ptr<ReplayTable> ReplayTables::Unpark(const std::string& job_id) {
-  {
-    absl::MutexLock lock(&mu_);
-    if (auto it = tables_.find(job_id); it != tables_.end()) return it->second;
-    if (!parked_.contains(job_id)) return nullptr;
-  }
+  bool parked = false;
+  if (auto held = InMemory(job_id, &parked); held || !parked) return held;
   // One load at a time, outside mu_: requests for tables in memory go on
   // while a file is read, and two requests for one parked job read it once.
   absl::MutexLock load_lock(&load_mu_);
-  {
-    absl::MutexLock lock(&mu_);
-    if (auto it = tables_.find(job_id); it != tables_.end()) return it->second;
-    if (!parked_.contains(job_id)) return nullptr;
-  }
+  if (auto held = InMemory(job_id, &parked); held || !parked) return held;
   auto newest = LoadNewestGood(job_id);
   std::shared_ptr<ReplayTable> table =
       newest.ok() ? newest->first : NewTable(options_.default_capacity);
@@ -156,8 +157,9 @@ std::shared_ptr<ReplayTable> ReplayTables::Unpark(const std::string& job_id) {
 
 void ReplayTables::ParkUnassigned() {
   if (options_.data_dir.empty()) return;
-  std::vector<std::pair<std::string, int64_t>> parked;  // job, bytes
-  // Freed once the locks are let go: dropping a large table takes a while.
+  std::vector<std::string> parked;
+  // Measured and freed once the locks are let go: both take a while for a
+  // large table.
   std::vector<std::shared_ptr<ReplayTable>> freed;
   {
     absl::MutexLock checkpoint_lock(&checkpoint_mu_);
@@ -170,20 +172,21 @@ void ReplayTables::ParkUnassigned() {
       const bool whole = saved != saved_.end() &&
                          saved->second.first.lock() == table &&
                          saved->second.second == table->generation();
-      if (whole) parked.emplace_back(job_id, table->Stats().bytes());
+      if (whole) parked.push_back(job_id);
     }
-    for (const auto& [job_id, bytes] : parked) {
+    for (const std::string& job_id : parked) {
       auto it = tables_.find(job_id);
       freed.push_back(std::move(it->second));
       tables_.erase(it);
       parked_.insert(job_id);
     }
   }
-  freed.clear();
-  for (const auto& [job_id, bytes] : parked) {
+  for (size_t i = 0; i < parked.size(); ++i) {
     LogLine("info", "table_parked",
-            {{"job", job_id}, {"bytes_freed", absl::StrCat(bytes)}});
+            {{"job", parked[i]},
+             {"bytes_freed", absl::StrCat(freed[i]->Stats().bytes())}});
   }
+  freed.clear();
   if (!parked.empty()) Rebalance();
 }
 

@@ -171,6 +171,11 @@ class ReplayTables {
                                                      bool create)
       ABSL_LOCKS_EXCLUDED(mu_);
   std::shared_ptr<ReplayTable> NewTable(int64_t capacity) const;
+  // The table of `job_id` if it is in memory; else nullptr, and `*parked`
+  // says whether its checkpoint holds it.
+  std::shared_ptr<ReplayTable> InMemory(const std::string& job_id,
+                                        bool* parked) const
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Brings the parked table of `job_id` back into memory from its newest
   // good checkpoint (an empty table when none is good); nullptr when the
   // job is neither parked nor in memory (never held, or retired meanwhile).

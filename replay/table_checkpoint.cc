@@ -1,12 +1,8 @@
 #include "replay/table_checkpoint.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <memory>
-#include <system_error>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -88,18 +84,32 @@ absl::Status Damaged(const std::string& path, const std::string& what) {
       absl::StrCat(kFormat.name, " ", path, ": ", what));
 }
 
+// A file error with the format's name before it.
+absl::Status Named(const absl::Status& status) {
+  return absl::Status(status.code(),
+                      absl::StrCat(kFormat.name, " ", status.message()));
+}
+
+// The format version in a file's first bytes; 0 when they are too few.
+uint32_t VersionOf(const std::string& bytes) {
+  uint32_t version = 0;
+  if (bytes.size() >= kFormat.magic.size() + sizeof(version)) {
+    std::memcpy(&version, bytes.data() + kFormat.magic.size(), sizeof(version));
+  }
+  return version;
+}
+
+// The format to read a file in: version 1's, else the current one (whose
+// reader refuses any other version).
+const agent::SnapshotFormat& FormatOf(const std::string& bytes) {
+  return VersionOf(bytes) == kFormatV1.version ? kFormatV1 : kFormat;
+}
+
 // The file's records (past magic and version) once its trailer checks out.
 absl::StatusOr<agent::SnapshotReader> OpenChecked(const std::string& path) {
   absl::StatusOr<std::string> bytes = ReadWholeFile(path);
-  if (!bytes.ok()) {
-    return absl::Status(bytes.status().code(),
-                        absl::StrCat(kFormat.name, " ", bytes.status().message()));
-  }
-  uint32_t version = 0;
-  if (bytes->size() >= kFormat.magic.size() + sizeof(version)) {
-    std::memcpy(&version, bytes->data() + kFormat.magic.size(),
-                sizeof(version));
-  }
+  if (!bytes.ok()) return Named(bytes.status());
+  const uint32_t version = VersionOf(*bytes);
   if (version == kFormatV1.version) {
     return agent::SnapshotReader::FromBytes(*std::move(bytes), path, kFormatV1);
   }
@@ -149,32 +159,17 @@ std::string PreviousTablePath(const std::string& path) {
 }
 
 absl::StatusOr<v1::ReplayStats> ReadTableStats(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::error_code error;
-    if (!std::filesystem::exists(path, error)) {
-      return absl::NotFoundError(
-          absl::StrCat(kFormat.name, " ", path, ": no such file"));
-    }
-    return Damaged(path, "cannot be opened");
-  }
-  char magic[4] = {};
-  uint32_t version = 0;
-  uint64_t length = 0;
-  in.read(magic, sizeof(magic));
-  in.read(reinterpret_cast<char*>(&version), sizeof(version));
-  in.read(reinterpret_cast<char*>(&length), sizeof(length));
-  if (!in || absl::string_view(magic, sizeof(magic)) != kFormat.magic ||
-      (version != kFormat.version && version != kFormatV1.version)) {
-    return Damaged(path, "does not start as a table checkpoint");
-  }
-  // The stats are a few dozen bytes; a larger length is damage.
-  constexpr uint64_t kMaxStatsBytes = 1 << 16;
-  std::string bytes(std::min(length, kMaxStatsBytes), '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  // The stats are a few dozen bytes; the rest of the file is not read.
+  constexpr size_t kStartBytes = size_t{1} << 16;
+  absl::StatusOr<std::string> start = ReadFilePrefix(path, kStartBytes);
+  if (!start.ok()) return Named(start.status());
+  const agent::SnapshotFormat& format = FormatOf(*start);
+  absl::StatusOr<agent::SnapshotReader> reader =
+      agent::SnapshotReader::FromBytes(*std::move(start), path, format);
+  if (!reader.ok()) return reader.status();
   v1::ReplayStats stats;
-  if (length > kMaxStatsBytes || !in || !stats.ParseFromString(bytes)) {
-    return Damaged(path, "its first record is not a table's stats");
+  if (!reader->GetMessage(&stats)) {
+    return reader->Corrupt("its first record is not a table's stats");
   }
   return stats;
 }

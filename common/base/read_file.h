@@ -1,7 +1,8 @@
-// A whole file read into memory, bytes as they are.
+// A file, or its first bytes, read into memory as they are.
 #ifndef MMAPZERO_COMMON_BASE_READ_FILE_H_
 #define MMAPZERO_COMMON_BASE_READ_FILE_H_
 
+#include <cstddef>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -10,6 +11,10 @@ namespace mmapzero {
 
 // NotFound naming `path` when it cannot be opened.
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
+// At most `max_bytes` from the file's start (all of a shorter file); the
+// same error.
+absl::StatusOr<std::string> ReadFilePrefix(const std::string& path,
+                                           size_t max_bytes);
 
 }  // namespace mmapzero
 
