@@ -109,12 +109,11 @@ const agent::SnapshotFormat& FormatOf(const std::string& bytes) {
 absl::StatusOr<agent::SnapshotReader> OpenChecked(const std::string& path) {
   absl::StatusOr<std::string> bytes = ReadWholeFile(path);
   if (!bytes.ok()) return Named(bytes.status());
-  const uint32_t version = VersionOf(*bytes);
-  if (version == kFormatV1.version) {
-    return agent::SnapshotReader::FromBytes(*std::move(bytes), path, kFormatV1);
-  }
-  if (version == kFormat.version) {
-    if (bytes->size() < kFormat.magic.size() + sizeof(version) + kTrailerBytes ||
+  const agent::SnapshotFormat& format = FormatOf(*bytes);
+  // Only the current version has a trailer (end mark and checksum).
+  if (VersionOf(*bytes) == kFormat.version) {
+    if (bytes->size() <
+            kFormat.magic.size() + sizeof(uint32_t) + kTrailerBytes ||
         !std::string_view(*bytes).ends_with(kEndMark)) {
       return Damaged(path, "no end mark (the file was cut short)");
     }
@@ -123,13 +122,14 @@ absl::StatusOr<agent::SnapshotReader> OpenChecked(const std::string& path) {
     std::memcpy(&stored, bytes->data() + body, sizeof(stored));
     const uint32_t actual = Crc32c(std::string_view(*bytes).substr(0, body));
     if (stored != actual) {
-      return Damaged(path, absl::StrCat("checksum ", actual, ", the file says ",
-                                        stored, " (damaged after it was "
-                                        "written)"));
+      return Damaged(
+          path, absl::StrCat("checksum ", actual, ", the file says ", stored,
+                             " (damaged after it was "
+                             "written)"));
     }
     bytes->resize(body);
   }
-  return agent::SnapshotReader::FromBytes(*std::move(bytes), path, kFormat);
+  return agent::SnapshotReader::FromBytes(*std::move(bytes), path, format);
 }
 
 }  // namespace
