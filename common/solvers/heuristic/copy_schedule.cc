@@ -30,17 +30,16 @@ bool CopySchedule::Apply(Entry* e) {
 
 void CopySchedule::Unapply(const Entry& e) { ledger_.Undo(e.mark, e.interval); }
 
-std::vector<CopySchedule::Entry> CopySchedule::UnwindFrom(size_t from) {
-  std::vector<Entry> rest(entries_.begin() + static_cast<ptrdiff_t>(from),
-                          entries_.end());
+void CopySchedule::UnwindFrom(size_t from) {
+  tail_.assign(entries_.begin() + static_cast<ptrdiff_t>(from), entries_.end());
   for (size_t i = entries_.size(); i-- > from;) Unapply(entries_[i]);
   entries_.resize(from);
-  return rest;
 }
 
-bool CopySchedule::Replay(std::vector<Entry>& entries) {
+bool CopySchedule::ReplayTail(size_t first) {
   const size_t base = entries_.size();
-  for (Entry& e : entries) {
+  for (size_t j = first; j < tail_.size(); ++j) {
+    Entry& e = tail_[j];
     if (!Apply(&e)) {
       for (size_t i = entries_.size(); i-- > base;) Unapply(entries_[i]);
       entries_.resize(base);
@@ -56,7 +55,7 @@ bool CopySchedule::Insert(const CopyRequest& request, const Accept& accept) {
       entries_.begin(), entries_.end(), request.position,
       [](const Entry& e, int32_t p) { return e.request.position < p; });
   const size_t at = static_cast<size_t>(it - entries_.begin());
-  std::vector<Entry> rest = UnwindFrom(at);
+  UnwindFrom(at);
   Entry entry{request, 0, {}, 0};
   // No bound yet: find the engine's interval, then ask.
   entry.limit = request.write_back ? ledger_.num_steps() : -1;
@@ -67,14 +66,14 @@ bool CopySchedule::Insert(const CopyRequest& request, const Accept& accept) {
   }
   if (ok) {
     entries_.push_back(entry);
-    if (!Replay(rest)) {
+    if (!ReplayTail(0)) {
       Unapply(entries_.back());
       entries_.pop_back();
       ok = false;
     }
   }
   if (!ok) {
-    const bool restored = Replay(rest);
+    const bool restored = ReplayTail(0);
     (void)restored;  // the copies fitted in this order before
   }
   return ok;
@@ -86,11 +85,10 @@ void CopySchedule::Remove(int32_t position) {
       [](const Entry& e, int32_t p) { return e.request.position < p; });
   if (it == entries_.end() || it->request.position != position) return;
   const size_t at = static_cast<size_t>(it - entries_.begin());
-  std::vector<Entry> rest = UnwindFrom(at);
-  rest.erase(rest.begin());
+  UnwindFrom(at);
   // With one copy fewer the others only get more supply, so they keep
   // their bounds; a replay that fails would be a broken invariant.
-  const bool replayed = Replay(rest);
+  const bool replayed = ReplayTail(1);
   (void)replayed;
 }
 

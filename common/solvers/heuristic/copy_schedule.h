@@ -61,14 +61,18 @@ class CopySchedule {
   // Finds and consumes e's interval; false if impossible or outside limit.
   bool Apply(Entry* e);
   void Unapply(const Entry& e);
-  // Undoes entries_[from..], returns them.
-  std::vector<Entry> UnwindFrom(size_t from);
-  // Re-applies `entries` after position `from` - 1; on failure undoes what
-  // it applied and returns false.
-  bool Replay(std::vector<Entry>& entries);
+  // Undoes entries_[from..] and moves them to tail_.
+  void UnwindFrom(size_t from);
+  // Re-applies tail_[first..] after the applied entries; on failure undoes
+  // what it applied and returns false.
+  bool ReplayTail(size_t first);
 
   game::CopyLedger ledger_;
   std::vector<Entry> entries_;  // by position, all applied in that order
+  // The unwound copies of the insertion or removal under way, kept between
+  // calls so that one allocates nothing once it has grown: on a
+  // 200,000-buffer program each insertion unwinds thousands of copies.
+  std::vector<Entry> tail_;
 };
 
 }  // namespace mmapzero::solvers

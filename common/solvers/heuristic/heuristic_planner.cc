@@ -65,9 +65,10 @@ class Planner {
   std::optional<MemoryPlan> Run(const StopRequested& stop_requested) {
     std::vector<AliasSet> sets = BuildAliasSets(program_);
     RankAliasSets(&sets);
-    for (size_t i = 0; i < sets.size(); ++i) {
-      if (StopAskedAt(i, stop_requested)) return std::nullopt;
-      const AliasSet& set = sets[i];
+    for (const AliasSet& set : sets) {
+      // Asked at every set: a set's copies replay the copies planned after
+      // them, thousands on a large program.
+      if (stop_requested && stop_requested()) return std::nullopt;
       if (!PlanSet(set, /*groups_slow=*/false)) {
         Rollback();
         PlanSet(set, /*groups_slow=*/true);

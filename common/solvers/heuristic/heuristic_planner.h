@@ -41,9 +41,9 @@ struct PlannerOptions {
 // The intended action of every buffer, indexed by buffer id.
 using MemoryPlan = std::vector<game::Action>;
 
-// Asked now and then while planning and playing a plan (every
-// kStopCheckInterval buffers), so that a caller stops the work on a large
-// program within a fraction of a second.
+// Asked now and then while planning and playing a plan (at every alias
+// set while planning, every kStopCheckInterval buffers otherwise), so that
+// a caller stops the work on a large program within a fraction of a second.
 using StopRequested = std::function<bool()>;
 inline constexpr int64_t kStopCheckInterval = 256;
 

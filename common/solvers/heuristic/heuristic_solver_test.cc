@@ -6,11 +6,15 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/game/mmap_game.h"
 #include "common/solvers/greedy_benefit_policy.h"
+#include "common/solvers/heuristic/heuristic_planner.h"
+#include "common/solvers/heuristic/memory_boundedness.h"
 #include "common/solvers/policy.h"
 #include "common/solvers/random_policy.h"
 #include "common/validate/validator.h"
@@ -212,17 +216,22 @@ TEST(HeuristicSolverTest, RejectsUnknownAndBadSettings) {
   EXPECT_EQ((*tuned)->name(), "heuristic-tuned");
 }
 
-// Abandoning is asked inside the plan and the game, not only between
-// candidates: abandoned at its 3rd question (during the first plan), the
-// heuristic answers Cancelled having asked no more.
-TEST(HeuristicSolverTest, AbandoningIsAskedInsideThePlanAndTheGame) {
+// A generated 3,000-buffer transformer (seed 1), compiled; null on error.
+std::shared_ptr<const game::Program> Transformer3000() {
   GeneratorOptions options;
   options.family = ModelFamily::kTransformer;
   options.target_buffers = 3000;
   options.seed = 1;
   auto workload = GenerateWorkload(options);
-  ASSERT_TRUE(workload.ok()) << workload.status();
-  auto program = Compile(*workload);
+  EXPECT_TRUE(workload.ok()) << workload.status();
+  return workload.ok() ? Compile(*workload) : nullptr;
+}
+
+// Abandoning is asked inside the plan and the game, not only between
+// candidates: abandoned at its 3rd question (during the first plan), the
+// heuristic answers Cancelled having asked no more.
+TEST(HeuristicSolverTest, AbandoningIsAskedInsideThePlanAndTheGame) {
+  const std::shared_ptr<const game::Program> program = Transformer3000();
   ASSERT_NE(program, nullptr);
   auto solver = MakeSolver("heuristic", {});
   ASSERT_TRUE(solver.ok()) << solver.status();
@@ -242,6 +251,28 @@ TEST(HeuristicSolverTest, AbandoningIsAskedInsideThePlanAndTheGame) {
   const absl::StatusOr<Solution> whole = (*solver)->Solve(program, budget);
   ASSERT_TRUE(whole.ok()) << whole.status();
   EXPECT_GT(asked, 8);
+}
+
+// The plan asks at every alias set, not every 256: one set's copies replay
+// the copies planned after them, so on a 200,000-buffer program 256 sets
+// took seconds to stop. Stopped at its 5th question, it asks no more.
+TEST(HeuristicSolverTest, PlanningAsksAtEveryAliasSet) {
+  const std::shared_ptr<const game::Program> program = Transformer3000();
+  ASSERT_NE(program, nullptr);
+  const size_t sets = BuildAliasSets(*program).size();
+  ASSERT_GT(sets, 2 * kStopCheckInterval);
+
+  int64_t asked = 0;
+  const std::optional<MemoryPlan> whole = PlanMemorySpace(
+      *program, PlannerOptions{}, [&asked] { return ++asked < 0; });
+  ASSERT_TRUE(whole.has_value());
+  EXPECT_GE(asked, static_cast<int64_t>(sets));
+
+  asked = 0;
+  EXPECT_FALSE(PlanMemorySpace(*program, PlannerOptions{}, [&asked] {
+                 return ++asked >= 5;
+               }).has_value());
+  EXPECT_EQ(asked, 5);
 }
 
 }  // namespace
