@@ -52,30 +52,40 @@ class Run:
         self.summary = summary
         self.curve = curve  # [(seconds, best normalised return)]
         nr = summary["normalised_return"]
-        # latency = all-slow latency - return, return = nr * max return.
+        # The game's latency = all-slow latency - return, return = nr * max
+        # return. The simulated latency (what users read: loops and
+        # branches of a real program counted) is known exactly only for
+        # the final answer; points on the curve scale the game's latency by
+        # the final answer's simulated / game ratio (1 where the program
+        # has neither).
         self.max_return = summary["return_us"] / nr if nr > 0 else None
+        game = summary.get("latency_us") or 0
+        self.simulated_per_game = (summary["simulated_latency_us"] / game
+                                   if game > 0 else 1.0)
 
-    def latency_at_return(self, nr):
-        if self.max_return is None:
-            return self.summary["simulated_latency_us"]
-        return self.summary["all_slow_latency_us"] - nr * self.max_return
-
-    def best_at(self, seconds):
-        """The best normalised return reached by `seconds` (the final
-        result for a point at or past the run's end)."""
+    def latency_at(self, seconds):
+        """The simulated latency of the best answer by `seconds` (exact at
+        or past the run's end); None before the first."""
         if seconds >= self.summary["wall_seconds"] - 1:
-            return self.summary["normalised_return"]
+            return self.summary["simulated_latency_us"]
         best = None
         for elapsed, nr in self.curve:
             if elapsed <= seconds:
                 best = nr
-        return best
+        if best is None:
+            return None
+        if self.max_return is None:
+            return self.summary["simulated_latency_us"]
+        game = self.summary["all_slow_latency_us"] - best * self.max_return
+        return game * self.simulated_per_game
 
-    def first_reaching(self, nr):
-        for elapsed, best in self.curve:
-            if best >= nr - 1e-9:
+    def first_reaching(self, latency_us):
+        """When the run's best first got to `latency_us` or faster."""
+        for elapsed, _ in self.curve:
+            at = self.latency_at(elapsed)
+            if at is not None and at <= latency_us * (1 + 1e-12):
                 return elapsed
-        if self.summary["normalised_return"] >= nr - 1e-9:
+        if self.summary["simulated_latency_us"] <= latency_us * (1 + 1e-12):
             return self.summary["wall_seconds"]
         return None
 
@@ -131,10 +141,7 @@ def per_program(runs):
 
         def latency(solver, seconds, runs_of_seed):
             run = runs_of_seed.get(solver)
-            if run is None:
-                return None
-            nr = run.best_at(seconds)
-            return None if nr is None else run.latency_at_return(nr)
+            return None if run is None else run.latency_at(seconds)
 
         policy = [s.get("policy") for s in seeds]
         row["policy_us"] = median_or_none(
@@ -157,7 +164,7 @@ def per_program(runs):
         reach = []
         for s in seeds:
             if "muzero" in s and AGENTS["zero"] in s:
-                target = s[AGENTS["zero"]].summary["normalised_return"]
+                target = s[AGENTS["zero"]].summary["simulated_latency_us"]
                 reach.append(s["muzero"].first_reaching(target))
         row["reach_s"] = (median_or_none(reach)
                           if reach and all(r is not None for r in reach)
