@@ -83,7 +83,9 @@ def main():
     print(f"| arm | {' | '.join(f'seed {s}' for s in seeds)} | median latency"
           f" | / {first} | learner steps | loss at step {args.loss_step} |")
     print("|---|" + "---|" * len(seeds) + "---:|---:|---|---|")
-    for arm, cases in arms.items():
+    order = [first] + [a for a in arms if a != first]
+    for arm in order:
+        cases = arms[arm]
         cells = []
         for s in seeds:
             c = cases.get(s)
