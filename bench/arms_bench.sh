@@ -68,8 +68,8 @@ for seed in $seeds; do
     "$here/agent_matrix.sh" --out "$case_dir" --bin "$bin" \
         --workloads "$program" --seeds "$seed" --solvers "$solver" \
         --budget "$budget" --threads "$threads" >/dev/null
-    if ! ls "$case_dir"/logs/*.json >/dev/null 2>&1 ||
-       [[ ! -s $(ls "$case_dir"/logs/*.json | head -1) ]]; then
+    summary=$(ls "$case_dir"/logs/*.json 2>/dev/null | head -1 || true)
+    if [[ ! -s $summary ]]; then
       echo "  $name seed $seed: FAILED (see $case_dir/logs)" >&2
       continue
     fi

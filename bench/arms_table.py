@@ -46,7 +46,7 @@ def read_cases(out, loss_step):
         match = CASE.match(os.path.basename(case_dir))
         if not match or not os.path.exists(os.path.join(case_dir, "done")):
             continue
-        summaries = [p for p in glob.glob(os.path.join(case_dir, "logs", "*.json"))]
+        summaries = glob.glob(os.path.join(case_dir, "logs", "*.json"))
         if not summaries:
             continue
         with open(summaries[0], encoding="utf-8") as f:

@@ -72,18 +72,20 @@ class Run:
         for elapsed, nr in self.curve:
             if elapsed <= seconds:
                 best = nr
-        if best is None:
-            return None
+        return None if best is None else self.latency_of(best)
+
+    def latency_of(self, nr):
+        """The simulated latency of an answer of normalised return `nr` on
+        the curve (the game's latency, scaled)."""
         if self.max_return is None:
             return self.summary["simulated_latency_us"]
-        game = self.summary["all_slow_latency_us"] - best * self.max_return
+        game = self.summary["all_slow_latency_us"] - nr * self.max_return
         return game * self.simulated_per_game
 
     def first_reaching(self, latency_us):
         """When the run's best first got to `latency_us` or faster."""
-        for elapsed, _ in self.curve:
-            at = self.latency_at(elapsed)
-            if at is not None and at <= latency_us * (1 + 1e-12):
+        for elapsed, nr in self.curve:
+            if self.latency_of(nr) <= latency_us * (1 + 1e-12):
                 return elapsed
         if self.summary["simulated_latency_us"] <= latency_us * (1 + 1e-12):
             return self.summary["wall_seconds"]

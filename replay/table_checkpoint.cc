@@ -124,8 +124,7 @@ absl::StatusOr<agent::SnapshotReader> OpenChecked(const std::string& path) {
     if (stored != actual) {
       return Damaged(
           path, absl::StrCat("checksum ", actual, ", the file says ", stored,
-                             " (damaged after it was "
-                             "written)"));
+                             " (damaged after it was written)"));
     }
     bytes->resize(body);
   }

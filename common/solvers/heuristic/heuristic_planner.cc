@@ -68,7 +68,7 @@ class Planner {
     for (const AliasSet& set : sets) {
       // Asked at every set: a set's copies replay the copies planned after
       // them, thousands on a large program.
-      if (stop_requested && stop_requested()) return std::nullopt;
+      if (StopAsked(stop_requested)) return std::nullopt;
       if (!PlanSet(set, /*groups_slow=*/false)) {
         Rollback();
         PlanSet(set, /*groups_slow=*/true);

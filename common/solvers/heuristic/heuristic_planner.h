@@ -47,10 +47,15 @@ using MemoryPlan = std::vector<game::Action>;
 using StopRequested = std::function<bool()>;
 inline constexpr int64_t kStopCheckInterval = 256;
 
-// Whether `stop_requested` is set, `i` (the units of work done) is a
-// multiple of kStopCheckInterval, and it answers true.
+// Whether `stop_requested` is set and answers true.
+inline bool StopAsked(const StopRequested& stop_requested) {
+  return stop_requested && stop_requested();
+}
+
+// StopAsked, when `i` (the units of work done) is a multiple of
+// kStopCheckInterval.
 inline bool StopAskedAt(int64_t i, const StopRequested& stop_requested) {
-  return stop_requested && i % kStopCheckInterval == 0 && stop_requested();
+  return i % kStopCheckInterval == 0 && StopAsked(stop_requested);
 }
 
 // The plan; nullopt once `stop_requested` (when set) answers true.
