@@ -224,7 +224,7 @@ TEST_F(CoordinatorAccessTest, AWorkerCallsOnlyAsItself) {
   v1::HeartbeatRequest heartbeat;
   heartbeat.set_worker_id(registered.worker_id());
   v1::HeartbeatResponse answer;
-  for (const std::string secret : {std::string(), std::string(64, '0')}) {
+  for (const std::string& secret : {std::string(), std::string(64, '0')}) {
     heartbeat.set_worker_secret(secret);
     // As for an unknown worker: a real one registers again.
     const grpc::Status impostor =

@@ -51,7 +51,7 @@ TEST(CheckpointFoldersTest, ListsJobsAndRemovesOneJobsFoldersOnly) {
       RemoveCheckpointFolders(dir.path(), Job("job-000001", "0123abcd"));
   ASSERT_TRUE(freed.ok()) << freed.status();
   EXPECT_EQ(*freed, 100 + 1000 + 2 + 10);
-  for (const std::string gone :
+  for (const std::string& gone :
        {a, a + ".old", a + ".fence", a + ".damaged-1"}) {
     EXPECT_FALSE(fs::exists(learner / gone)) << gone;
   }

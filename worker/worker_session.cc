@@ -261,9 +261,9 @@ bool WorkerSession::HeartbeatOnce() {
     for (const v1::StoredJob& job : response.deleted_jobs()) {
       const bool asked = std::any_of(request.stored_jobs().begin(),
                                      request.stored_jobs().end(),
-                                     [&job](const v1::StoredJob& sent) {
-                                       return sent.job_id() == job.job_id() &&
-                                              sent.job_uid() == job.job_uid();
+                                     [&job](const v1::StoredJob& listed) {
+                                       return listed.job_id() == job.job_id() &&
+                                              listed.job_uid() == job.job_uid();
                                      });
       if (asked) options_.stored_jobs.remove(job);
     }

@@ -87,7 +87,7 @@ struct WorkerSessionOptions {
   int capacity = 1;     // jobs at once
   std::string name;     // for humans
   absl::Duration rpc_deadline = absl::Seconds(5);
-  StoredJobState stored_jobs;
+  StoredJobState stored_jobs{};
 };
 
 class WorkerSession {

@@ -46,7 +46,9 @@ TEST(DemonstrationTest, ReplaysTheSolutionAsDecisions) {
   for (size_t i = 0; i < shown->steps.size(); ++i) {
     const TrajectoryStep& step = shown->steps[i];
     EXPECT_TRUE((step.legal_mask >> step.action) & 1);
-    if (i > 0) EXPECT_GT(std::popcount(step.legal_mask), 1);
+    if (i > 0) {
+      EXPECT_GT(std::popcount(step.legal_mask), 1);
+    }
     EXPECT_EQ(step.policy[step.action], 1.0f);  // one-hot on its action
     EXPECT_EQ(step.observation.vector.size(),
               static_cast<size_t>(features::VectorSize(config.features())));

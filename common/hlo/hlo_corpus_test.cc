@@ -17,7 +17,6 @@
 // "loop_copies") and a marker step for each conditional whose branch does
 // no work (opcode "conditional"), which the script does not see.
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <string>
 
@@ -148,15 +147,8 @@ TEST_P(HloCorpusModuleTest, ImportsWholeWithIndependentlyCountedFigures) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, HloCorpusModuleTest, ::testing::ValuesIn(kCorpus),
-                         [](const auto& info) {
-                           std::string name = info.param.file;
-                           name = name.substr(0, name.find('.'));
-                           for (char& c : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) {
-                               c = '_';
-                             }
-                           }
-                           return name;
+                         [](const auto& instance) {
+                           return TestNameOfFile(instance.param.file);
                          });
 
 }  // namespace

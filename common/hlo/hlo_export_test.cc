@@ -7,7 +7,6 @@
 #include "common/hlo/hlo_export.h"
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -138,15 +137,8 @@ TEST_P(HloExportCorpusTest, RoundTripsTheHeuristicsSolution) {
 
 INSTANTIATE_TEST_SUITE_P(All, HloExportCorpusTest,
                          ::testing::ValuesIn(CorpusFiles()),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           name = name.substr(0, name.find('.'));
-                           for (char& c : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) {
-                               c = '_';
-                             }
-                           }
-                           return name;
+                         [](const auto& instance) {
+                           return TestNameOfFile(instance.param);
                          });
 
 TEST(HloExportTest, BrkgaSolutionsRoundTrip) {

@@ -503,7 +503,9 @@ ENTRY e {
   // x is read only by send (t0); it is being sent until send-done, after
   // negate (t1).
   for (const Buffer& buffer : w.buffers()) {
-    if (buffer.tensor_name() == "x") EXPECT_EQ(buffer.live_range().end(), 1);
+    if (buffer.tensor_name() == "x") {
+      EXPECT_EQ(buffer.live_range().end(), 1);
+    }
   }
   ExpectRandomGameValidates(w, 8);
 }

@@ -3,6 +3,7 @@
 #ifndef MMAPZERO_COMMON_HLO_HLO_TEST_UTIL_H_
 #define MMAPZERO_COMMON_HLO_HLO_TEST_UTIL_H_
 
+#include <cctype>
 #include <string>
 
 #include "common/game/mmap_game.h"
@@ -20,6 +21,16 @@ inline HloImportOptions TestOptions(const std::string& profile = "tpu-v4i") {
   options.hardware = HardwareProfileByName(profile).value();
   options.source_name = "test.hlo";
   return options;
+}
+
+// A GoogleTest name for a module file: its name up to the first '.', every
+// character other than a letter or digit replaced by '_'.
+inline std::string TestNameOfFile(std::string file) {
+  file = file.substr(0, file.find('.'));
+  for (char& c : file) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return file;
 }
 
 // Plays one random game on `workload` and expects the validator to accept it.
