@@ -10,10 +10,14 @@
 #define MMAPZERO_CONCAT_(a, b) MMAPZERO_CONCAT_INNER_(a, b)
 
 // Returns the status from the enclosing function when it is not OK.
-#define RETURN_IF_ERROR(expr)                                 \
-  do {                                                        \
-    const ::absl::Status mmapzero_status_ = (expr);           \
-    if (!mmapzero_status_.ok()) return mmapzero_status_;      \
+// Its status has a name of its own (__COUNTER__), so that one nested in
+// another's expression (in a lambda) shadows nothing.
+#define RETURN_IF_ERROR(expr) \
+  RETURN_IF_ERROR_IMPL_(MMAPZERO_CONCAT_(mmapzero_status_, __COUNTER__), expr)
+#define RETURN_IF_ERROR_IMPL_(status, expr) \
+  do {                                      \
+    const ::absl::Status status = (expr);   \
+    if (!status.ok()) return status;        \
   } while (0)
 
 // ASSIGN_OR_RETURN(lhs, expr): evaluates the StatusOr expr; on error returns
