@@ -18,7 +18,9 @@ in simulated latency with normalised return beside it:
   (b) the agent from the pretrained network ("warm"), from a fresh network
       ("zero"), ES and BRKGA at 30, 150 and 600 s (each 600-s run's best so
       far at that time, from its progress lines);
-  (c) when the warm agent first reached the zero agent's 600-s result;
+  (c) when the warm agent first reached the zero agent's 600-s result (the
+      median over seeds counts a seed that never did as later than any
+      time);
   (d) both agents without learning (learn=0) at 150 s.
 Then the done-when counts: the median over programs of warm@150 against
 zero@600, the programs where warm@150 is at or above max(ES, BRKGA)@150,
@@ -168,9 +170,12 @@ def per_program(runs):
             if "muzero" in s and AGENTS["zero"] in s:
                 target = s[AGENTS["zero"]].summary["simulated_latency_us"]
                 reach.append(s["muzero"].first_reaching(target))
-        row["reach_s"] = (median_or_none(reach)
-                          if reach and all(r is not None for r in reach)
-                          else None)
+        # A seed that never reaches it counts as later than any time, so
+        # the median says "no" only when most seeds never do.
+        reached = statistics.median(
+            [math.inf if r is None else r for r in reach]) if reach else None
+        row["reach_s"] = (None if reached is None or math.isinf(reached)
+                          else reached)
         rows[program] = row
     return rows
 
