@@ -22,9 +22,9 @@ in simulated latency with normalised return beside it:
       median over seeds counts a seed that never did as later than any
       time);
   (d) both agents without learning (learn=0) at 150 s.
-Then the done-when counts: the median over programs of warm@150 against
-zero@600, the programs where warm@150 is at or above max(ES, BRKGA)@150,
-and where the policy beats the heuristic within 5 s.
+Then the counts against the transfer targets: the median over programs of
+warm@150 against zero@600, the programs where warm@150 is at or above
+max(ES, BRKGA)@150, and where the policy beats the heuristic within 5 s.
 """
 import csv
 import glob
