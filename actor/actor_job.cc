@@ -163,6 +163,11 @@ void ActorJob::Publish() {
   proto.set_games(counters.games);
   proto.set_moves(counters.moves);
   proto.set_simulations(counters.simulations);
+  proto.set_best_starts(counters.best_starts);
+  proto.set_followed_moves(counters.followed_moves);
+  proto.set_rejoined(counters.rejoined);
+  proto.set_unchanged(counters.unchanged);
+  proto.set_best_start_window(counters.window);
   proto.set_parameter_version(version);
   options_.session->SetCounters(proto);
   const ActorJobStats previous = stats_.Update([&](ActorJobStats& stats) {
@@ -170,6 +175,9 @@ void ActorJob::Publish() {
     stats.games = counters.games;
     stats.moves = counters.moves;
     stats.simulations = counters.simulations;
+    stats.best_starts = counters.best_starts;
+    stats.followed_moves = counters.followed_moves;
+    stats.rejoined = counters.rejoined;
     stats.parameter_version = version;
     stats.outbox = outbox;
     return before;
@@ -178,6 +186,11 @@ void ActorJob::Publish() {
   options_.metrics->AddMoves(job_id_, counters.moves - previous.moves);
   options_.metrics->AddSimulations(job_id_,
                                    counters.simulations - previous.simulations);
+  options_.metrics->AddBestStarts(
+      job_id_, counters.best_starts - previous.best_starts,
+      counters.followed_moves - previous.followed_moves,
+      counters.rejoined - previous.rejoined);
+  options_.metrics->SetBestStartWindow(job_id_, counters.window);
   options_.metrics->SetParameters(job_id_, version, poller_->latest_version());
   options_.metrics->AddTrajectories(job_id_, outbox.sent - previous.outbox.sent,
                                     outbox.dropped - previous.outbox.dropped);

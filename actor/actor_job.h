@@ -9,8 +9,8 @@
 // to the JobOutbox: its trajectory (tagged with the acting parameter
 // version) to replay, its solution to the coordinator when it beats this
 // actor's best for the job. The running totals (games, moves, simulations,
-// parameter version) go to the coordinator with every heartbeat
-// (WorkerSession::SetCounters).
+// how the games used the best game, parameter version) go to the
+// coordinator with every heartbeat (WorkerSession::SetCounters).
 //
 // Stop(drain) ends the play thread after its current move, then gives the
 // outbox `drain` to send what is queued.

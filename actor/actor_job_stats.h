@@ -14,6 +14,10 @@ struct ActorJobStats {
   int64_t games = 0;
   int64_t moves = 0;
   int64_t simulations = 0;
+  // How its games used the best game (agent::SelfPlayCounters).
+  int64_t best_starts = 0;
+  int64_t followed_moves = 0;
+  int64_t rejoined = 0;
   int64_t parameter_version = 0;  // acting with
   int64_t learner_version = 0;    // the learner's latest seen
   worker::OutboxStats outbox;

@@ -51,8 +51,19 @@ ActorMetrics::ActorMetrics()
                      "Learner's latest version minus the acting version");
   returns_ = HistogramFamily(r, "mmapzero_actor_episode_normalised_return",
                              "Normalised return of each finished game");
+  best_starts_ = CounterFamily(r, "mmapzero_actor_best_starts_total",
+                              "Games started on the best game's prefix");
+  followed_moves_ =
+      CounterFamily(r, "mmapzero_actor_followed_moves_total",
+                    "Moves that followed the best game (no network call)");
+  rejoined_ = CounterFamily(r, "mmapzero_actor_rejoined_total",
+                            "Variations ended where they rejoined the best");
+  window_ = GaugeFamily(r, "mmapzero_actor_best_start_window",
+                        "Decisions a variation of the best game makes, at "
+                        "most (doubles while the best stands)");
   job_series_.Track(games_, moves_, simulations_, sent_, dropped_, version_,
-                    lag_, returns_);
+                    lag_, returns_, best_starts_, followed_moves_, rejoined_,
+                    window_);
   batch_size_ = &HistogramFamily(r, "mmapzero_actor_inference_batch_size",
                                  "Positions per network call")
                      ->Add({}, prometheus::Histogram::BucketBoundaries{
@@ -124,6 +135,22 @@ void ActorMetrics::AddTrajectories(const std::string& job, int64_t sent,
     if (dropped > 0) {
       dropped_->Add({{"job", job}}).Increment(static_cast<double>(dropped));
     }
+  });
+}
+
+void ActorMetrics::AddBestStarts(const std::string& job, int64_t starts,
+                                 int64_t followed_moves, int64_t rejoined) {
+  job_series_.Update([&] {
+    best_starts_->Add({{"job", job}}).Increment(static_cast<double>(starts));
+    followed_moves_->Add({{"job", job}})
+        .Increment(static_cast<double>(followed_moves));
+    rejoined_->Add({{"job", job}}).Increment(static_cast<double>(rejoined));
+  });
+}
+
+void ActorMetrics::SetBestStartWindow(const std::string& job, int64_t window) {
+  job_series_.Update([&] {
+    window_->Add({{"job", job}}).Set(static_cast<double>(window));
   });
 }
 

@@ -4,7 +4,9 @@
 // batch size and latency (histograms over every network call), the
 // parameter version each job acts with and its lag behind the learner's
 // latest, the normalised return of every finished game per job
-// (histogram), and trajectories sent to / dropped for replay. A job's
+// (histogram), trajectories sent to / dropped for replay, and how the
+// games used the best game so far (games started on it, moves that
+// followed it, variations that rejoined it; the window's W now). A job's
 // series go when the actor stops playing it (ForgetJob).
 //
 // Thread-safety: thread-safe (prometheus-cpp's metrics are).
@@ -44,6 +46,11 @@ class ActorMetrics {
   void SetParameters(const std::string& job, int64_t version,
                      int64_t learner_latest);
   void AddTrajectories(const std::string& job, int64_t sent, int64_t dropped);
+  // Growth since the last call of the job's best-start counters
+  // (agent::SelfPlayCounters), and the window's W now.
+  void AddBestStarts(const std::string& job, int64_t starts,
+                     int64_t followed_moves, int64_t rejoined);
+  void SetBestStartWindow(const std::string& job, int64_t window);
   // Removes the job's series: this actor no longer plays it (its job
   // stopped). Called after the job's threads have ended.
   void ForgetJob(const std::string& job);
@@ -60,6 +67,10 @@ class ActorMetrics {
   prometheus::Family<prometheus::Counter>* simulations_;
   prometheus::Family<prometheus::Counter>* sent_;
   prometheus::Family<prometheus::Counter>* dropped_;
+  prometheus::Family<prometheus::Counter>* best_starts_;
+  prometheus::Family<prometheus::Counter>* followed_moves_;
+  prometheus::Family<prometheus::Counter>* rejoined_;
+  prometheus::Family<prometheus::Gauge>* window_;
   prometheus::Family<prometheus::Gauge>* version_;
   prometheus::Family<prometheus::Gauge>* lag_;
   prometheus::Family<prometheus::Histogram>* returns_;

@@ -103,11 +103,23 @@ TEST(ActorWorkerIntegrationTest, PlaysPushesTrajectoriesAndReportsSolutions) {
   EXPECT_GT(status.simulations(), 0);
   EXPECT_LE(status.simulations(), 4 * status.moves());
   EXPECT_EQ(status.actors(), 1);
+  // The CPU preset starts every game from the best so far (the seed, at
+  // first), with a window of 4 decisions that only grows.
+  ASSERT_TRUE(WaitFor([&] { return cluster.Job(job).best_starts() >= 1; }));
+  const v1::JobStatus varied = cluster.Job(job);
+  EXPECT_LE(varied.best_starts(), varied.games() + 2);  // 2 games at once
+  EXPECT_LE(varied.followed_moves(), varied.moves());
+  EXPECT_LE(varied.unchanged(), varied.rejoined());
+  EXPECT_GE(varied.best_start_window(), 4);
 
   const std::string text = (*metrics)->Text();
   EXPECT_THAT(text, HasSubstr("mmapzero_actor_parameter_version{job=\"" + job +
                               "\"} 7"));
   EXPECT_THAT(text, HasSubstr("mmapzero_actor_inference_batch_size_count"));
+  EXPECT_THAT(text, HasSubstr("mmapzero_actor_best_starts_total{job=\"" + job +
+                              "\"}"));
+  EXPECT_THAT(text, HasSubstr("mmapzero_actor_best_start_window{job=\"" +
+                              job + "\"}"));
   EXPECT_THAT(text, HasSubstr("mmapzero_actor_episode_normalised_return_count"
                               "{job=\"" +
                               job + "\"}"));

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "cli/best_start_report.h"
 #include "cli/interrupt_watcher.h"
 #include "cli/job_client.h"
 #include "cli/job_progress_line.h"
@@ -258,10 +259,11 @@ absl::StatusOr<Solution> SolveOnLocalCluster(const Workload& workload,
           : best.worker_id();
   log << absl::StrFormat(
       "%s %s: %d learner steps, %d games, %d moves; best %s (return %.4f, "
-      "heuristic %.4f), found by %s; the agent's own: %s\n",
+      "heuristic %.4f), found by %s; the agent's own: %s; best starts: %s\n",
       job_id, rpc::JobStateName(last.state()), last.learner_step(), last.games(),
       last.moves(), JobLatencyText(last), last.best_normalised_return(),
-      last.heuristic_normalised_return(), found_by, AgentShareText(last));
+      last.heuristic_normalised_return(), found_by, AgentShareText(last),
+      BestStartText(last));
   Solution solution = best.solution();
   // Which part found it, as the in-process solver's settings say.
   auto& settings = *solution.mutable_solver()->mutable_settings();
@@ -270,6 +272,15 @@ absl::StatusOr<Solution> SolveOnLocalCluster(const Workload& workload,
   // `networks import --from-job JOB`), its status.
   settings["job_id"] = job_id;
   settings["learner_steps"] = absl::StrCat(last.learner_step());
+  // How much the job played, and how its games used the best game: what
+  // a benchmark compares between two jobs of one program.
+  settings["games"] = absl::StrCat(last.games());
+  settings["moves"] = absl::StrCat(last.moves());
+  settings["best_starts"] = absl::StrCat(last.best_starts());
+  settings["followed_moves"] = absl::StrCat(last.followed_moves());
+  settings["rejoined"] = absl::StrCat(last.rejoined());
+  settings["unchanged"] = absl::StrCat(last.unchanged());
+  settings["best_start_window"] = absl::StrCat(last.best_start_window());
   settings["cluster_start_seconds"] =
       absl::StrFormat("%.1f", absl::ToDoubleSeconds(start_time));
   if (last.agent_speedup() > 0) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "cli/best_start_report.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/job_client.h"
@@ -61,6 +62,7 @@ void PrintStatus(const v1::JobStatus& job, std::ostream& out) {
   row("moves", absl::StrCat(job.moves()));
   row("simulations", absl::StrCat(job.simulations()));
   row("reanalysed", absl::StrCat(job.reanalysed()));
+  row("best starts", BestStartText(job));
   const std::map<std::string, double> losses(job.losses().begin(),
                                              job.losses().end());
   if (!losses.empty()) {

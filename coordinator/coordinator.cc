@@ -234,6 +234,11 @@ absl::StatusOr<v1::JobStatus> Coordinator::StatusLocked(const JobRecord& job) {
   status.set_moves(counters.moves);
   status.set_simulations(counters.simulations);
   status.set_reanalysed(counters.reanalysed);
+  status.set_best_starts(counters.best_starts);
+  status.set_followed_moves(counters.followed_moves);
+  status.set_rejoined(counters.rejoined);
+  status.set_unchanged(counters.unchanged);
+  status.set_best_start_window(counters.best_start_window);
 
   // None yet while seeding without a start.
   const absl::StatusOr<BestSolution> best = store_->GetBest(job.id);

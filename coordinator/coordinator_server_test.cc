@@ -1241,6 +1241,11 @@ TEST_F(CoordinatorServerTest, BadWorkerRequestsAreRejectedClearly) {
   status = workers_->Heartbeat(Deadlined().get(), negative, &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), HasSubstr("jobs[0].games"));
+  negative.mutable_jobs(0)->set_games(1);
+  negative.mutable_jobs(0)->set_best_start_window(-4);
+  status = workers_->Heartbeat(Deadlined().get(), negative, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("jobs[0].best_start_window"));
   // Bounded: entries, loss terms and text.
   v1::HeartbeatRequest many;
   many.set_worker_id(actor);

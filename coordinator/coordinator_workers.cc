@@ -93,8 +93,15 @@ absl::Status Coordinator::ApplyCountersLocked(
 
   RETURN_IF_ERROR(store_->RecordCounters(
       *id, worker.id,
-      WorkCounters{counters.games(), counters.moves(), counters.simulations(),
-                   counters.reanalysed()}));
+      WorkCounters{.games = counters.games(),
+                   .moves = counters.moves(),
+                   .simulations = counters.simulations(),
+                   .reanalysed = counters.reanalysed(),
+                   .best_starts = counters.best_starts(),
+                   .followed_moves = counters.followed_moves(),
+                   .rejoined = counters.rejoined(),
+                   .unchanged = counters.unchanged(),
+                   .best_start_window = counters.best_start_window()}));
   NoteChangeLocked(*id);
   if (!counters.checkpoint_fallback().empty()) {
     // Kept on the job whoever holds it now; the same report again (every

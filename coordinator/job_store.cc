@@ -176,6 +176,28 @@ constexpr char kSchemaV10Additions[] =
     "ALTER TABLE jobs ADD COLUMN checkpoint_fallback TEXT NOT NULL "
     "DEFAULT '';";
 
+// What version 11 added to version 10: how each actor's games used the
+// best game (counts with their last reports, as version 8's, and the
+// window as last reported); 0 for rows stored before.
+constexpr char kSchemaV11Additions[] =
+    "ALTER TABLE job_counters ADD COLUMN best_starts INTEGER NOT NULL "
+    "DEFAULT 0;"
+    "ALTER TABLE job_counters ADD COLUMN followed_moves INTEGER NOT NULL "
+    "DEFAULT 0;"
+    "ALTER TABLE job_counters ADD COLUMN rejoined INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE job_counters ADD COLUMN unchanged INTEGER NOT NULL "
+    "DEFAULT 0;"
+    "ALTER TABLE job_counters ADD COLUMN reported_best_starts INTEGER NOT "
+    "NULL DEFAULT 0;"
+    "ALTER TABLE job_counters ADD COLUMN reported_followed_moves INTEGER NOT "
+    "NULL DEFAULT 0;"
+    "ALTER TABLE job_counters ADD COLUMN reported_rejoined INTEGER NOT NULL "
+    "DEFAULT 0;"
+    "ALTER TABLE job_counters ADD COLUMN reported_unchanged INTEGER NOT NULL "
+    "DEFAULT 0;"
+    "ALTER TABLE job_counters ADD COLUMN best_start_window INTEGER NOT NULL "
+    "DEFAULT 0;";
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(
@@ -228,6 +250,7 @@ absl::Status JobStore::CreateOrCheckSchema() {
       RETURN_IF_ERROR(db_->Exec(kSchemaV8Additions));
       RETURN_IF_ERROR(db_->Exec(kSchemaV9Additions));
       RETURN_IF_ERROR(db_->Exec(kSchemaV10Additions));
+      RETURN_IF_ERROR(db_->Exec(kSchemaV11Additions));
       ASSIGN_OR_RETURN(
           Statement insert,
           db_->Prepare("INSERT INTO schema_version (version) VALUES (?)"));
@@ -237,7 +260,7 @@ absl::Status JobStore::CreateOrCheckSchema() {
                      db_->Prepare("SELECT version FROM schema_version"));
     ASSIGN_OR_RETURN(const bool row, version.Step());
     const int64_t found = row ? version.ColumnInt(0) : -1;
-    if (found >= 1 && found <= 9) {  // upgrade in place, in this transaction
+    if (found >= 1 && found <= 10) {  // upgrade in place, in this transaction
       if (found <= 1) RETURN_IF_ERROR(db_->Exec(kSchemaV2Additions));
       if (found <= 2) RETURN_IF_ERROR(db_->Exec(kSchemaV3Additions));
       if (found <= 3) RETURN_IF_ERROR(db_->Exec(kSchemaV4Additions));
@@ -246,7 +269,8 @@ absl::Status JobStore::CreateOrCheckSchema() {
       if (found <= 6) RETURN_IF_ERROR(db_->Exec(kSchemaV7Additions));
       if (found <= 7) RETURN_IF_ERROR(db_->Exec(kSchemaV8Additions));
       if (found <= 8) RETURN_IF_ERROR(db_->Exec(kSchemaV9Additions));
-      RETURN_IF_ERROR(db_->Exec(kSchemaV10Additions));
+      if (found <= 9) RETURN_IF_ERROR(db_->Exec(kSchemaV10Additions));
+      RETURN_IF_ERROR(db_->Exec(kSchemaV11Additions));
       return Write("UPDATE schema_version SET version = ?",
                    [](Statement& update) { update.Bind(1, kSchemaVersion); });
     }
@@ -823,12 +847,18 @@ absl::Status JobStore::RecordCounters(int64_t job_id, int64_t worker_id,
     };
     return new std::string(absl::StrCat(
         "INSERT INTO job_counters (job_id, worker_id, games, moves, "
-        "simulations, reanalysed, reported_games, reported_moves, "
-        "reported_simulations, reported_reanalysed) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?3, ?4, ?5, ?6) "
+        "simulations, reanalysed, best_starts, followed_moves, rejoined, "
+        "unchanged, reported_games, reported_moves, reported_simulations, "
+        "reported_reanalysed, reported_best_starts, reported_followed_moves, "
+        "reported_rejoined, reported_unchanged, best_start_window) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?3, ?4, ?5, ?6, ?7, "
+        "?8, ?9, ?10, ?11) "
         "ON CONFLICT (job_id, worker_id) DO UPDATE SET ",
         grown("games"), ", ", grown("moves"), ", ", grown("simulations"), ", ",
-        grown("reanalysed")));
+        grown("reanalysed"), ", ", grown("best_starts"), ", ",
+        grown("followed_moves"), ", ", grown("rejoined"), ", ",
+        grown("unchanged"),
+        ", best_start_window = excluded.best_start_window"));
   }();
   return Write(
       *kUpsert,
@@ -838,14 +868,22 @@ absl::Status JobStore::RecordCounters(int64_t job_id, int64_t worker_id,
             .Bind(3, reported.games)
             .Bind(4, reported.moves)
             .Bind(5, reported.simulations)
-            .Bind(6, reported.reanalysed);
+            .Bind(6, reported.reanalysed)
+            .Bind(7, reported.best_starts)
+            .Bind(8, reported.followed_moves)
+            .Bind(9, reported.rejoined)
+            .Bind(10, reported.unchanged)
+            .Bind(11, reported.best_start_window);
       });
 }
 
 absl::StatusOr<WorkCounters> JobStore::SumCounters(int64_t job_id) {
   ASSIGN_OR_RETURN(Statement select,
                    db_->Prepare("SELECT TOTAL(games), TOTAL(moves), "
-                                "TOTAL(simulations), TOTAL(reanalysed) FROM "
+                                "TOTAL(simulations), TOTAL(reanalysed), "
+                                "TOTAL(best_starts), TOTAL(followed_moves), "
+                                "TOTAL(rejoined), TOTAL(unchanged), "
+                                "MAX(best_start_window) FROM "
                                 "job_counters WHERE job_id = ?"));
   select.Bind(1, job_id);
   ASSIGN_OR_RETURN(const bool row, select.Step());
@@ -855,6 +893,11 @@ absl::StatusOr<WorkCounters> JobStore::SumCounters(int64_t job_id) {
     sum.moves = select.ColumnInt(1);
     sum.simulations = select.ColumnInt(2);
     sum.reanalysed = select.ColumnInt(3);
+    sum.best_starts = select.ColumnInt(4);
+    sum.followed_moves = select.ColumnInt(5);
+    sum.rejoined = select.ColumnInt(6);
+    sum.unchanged = select.ColumnInt(7);
+    sum.best_start_window = select.ColumnInt(8);  // 0 for NULL: no rows
   }
   return sum;
 }

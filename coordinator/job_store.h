@@ -133,6 +133,13 @@ struct WorkCounters {
   int64_t moves = 0;
   int64_t simulations = 0;
   int64_t reanalysed = 0;
+  // Actors' use of the best game (v1::JobCounters.best_starts ...).
+  int64_t best_starts = 0;
+  int64_t followed_moves = 0;
+  int64_t rejoined = 0;
+  int64_t unchanged = 0;
+  // Not a count: the worker's latest report; over workers, the largest.
+  int64_t best_start_window = 0;
 };
 
 class JobStore {
@@ -142,10 +149,12 @@ class JobStore {
   // version 4 leases.acquired_ms, version 5 simulated latencies, version 6
   // the seed stage's figures, version 7 the network registry and jobs'
   // networks, version 8 jobs' owners and each worker's last reported
+  // counters, version 9 the dashboard's history, version 10 deleted jobs'
+  // marks and checkpoint fallbacks, version 11 the actors' best-start
   // counters; an older file is upgraded on open (its jobs keep an empty uid
   // and epoch 0 and belong to an admin, its leases acquired at 0, no
-  // networks, their counters as last reported).
-  static constexpr int kSchemaVersion = 10;
+  // networks, their counters as last reported, best-start counters 0).
+  static constexpr int kSchemaVersion = 11;
 
   // Opens <data_dir>/coordinator.db, creating the folder and the schema
   // when missing.

@@ -63,7 +63,17 @@ void ExecOnFile(const std::string& dir, const std::string& sql) {
   sqlite3_close(db);
 }
 
-// What schema versions 9, 8, 7, 6 and 5 added, taken away again.
+// What schema versions 11, 10, 9, 8, 7, 6 and 5 added, taken away again.
+constexpr char kUndoVersion11[] =
+    "ALTER TABLE job_counters DROP COLUMN best_starts; "
+    "ALTER TABLE job_counters DROP COLUMN followed_moves; "
+    "ALTER TABLE job_counters DROP COLUMN rejoined; "
+    "ALTER TABLE job_counters DROP COLUMN unchanged; "
+    "ALTER TABLE job_counters DROP COLUMN reported_best_starts; "
+    "ALTER TABLE job_counters DROP COLUMN reported_followed_moves; "
+    "ALTER TABLE job_counters DROP COLUMN reported_rejoined; "
+    "ALTER TABLE job_counters DROP COLUMN reported_unchanged; "
+    "ALTER TABLE job_counters DROP COLUMN best_start_window; ";
 constexpr char kUndoVersion10[] =
     "DROP TABLE deleted_jobs; ALTER TABLE jobs DROP COLUMN "
     "checkpoint_fallback; ";
@@ -84,6 +94,19 @@ constexpr char kUndoVersion6[] =
 constexpr char kUndoVersion5[] =
     "ALTER TABLE jobs DROP COLUMN heuristic_latency_us; "
     "ALTER TABLE best_solutions DROP COLUMN simulated_latency_us; ";
+
+// Leaves in `dir` a store with job 1 and one worker that reported
+// `counters` on it, closed; returns the worker's id.
+int64_t StoreWithCounters(const std::string& dir,
+                          const WorkCounters& counters) {
+  auto store = JobStore::Open(dir);
+  EXPECT_TRUE(store.ok()) << store.status();
+  EXPECT_TRUE(
+      (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0).get()).ok());
+  const int64_t worker = *(*store)->AddWorker(WorkerRecord{});
+  EXPECT_TRUE((*store)->RecordCounters(1, worker, counters).ok());
+  return worker;
+}
 
 TEST(JobStoreTest, CreatesDatabaseInWalMode) {
   TestDir dir;
@@ -318,23 +341,81 @@ TEST(JobStoreTest, SumsCountersOverWorkers) {
   EXPECT_EQ(sum->reanalysed, 2);
 }
 
+// Best-start counts add up over workers like games; the window is each
+// worker's latest report, and the job's the largest of those.
+TEST(JobStoreTest, SumsBestStartCountsAndKeepsTheWidestWindow) {
+  TestDir dir;
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_TRUE((*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0).get()).ok());
+  const int64_t w1 = *(*store)->AddWorker(WorkerRecord{});
+  const int64_t w2 = *(*store)->AddWorker(WorkerRecord{});
+  const auto counters = [](int64_t starts, int64_t followed, int64_t rejoined,
+                           int64_t unchanged, int64_t window) {
+    return WorkCounters{.games = starts + 1,
+                        .best_starts = starts,
+                        .followed_moves = followed,
+                        .rejoined = rejoined,
+                        .unchanged = unchanged,
+                        .best_start_window = window};
+  };
+  ASSERT_TRUE((*store)->RecordCounters(1, w1, counters(10, 400, 6, 2, 32)).ok());
+  // Later, after a new best: the window is back at 4.
+  ASSERT_TRUE((*store)->RecordCounters(1, w1, counters(12, 500, 7, 3, 4)).ok());
+  ASSERT_TRUE((*store)->RecordCounters(1, w2, counters(5, 90, 1, 1, 8)).ok());
+  auto sum = (*store)->SumCounters(1);
+  ASSERT_TRUE(sum.ok()) << sum.status();
+  EXPECT_EQ(sum->games, 13 + 6);
+  EXPECT_EQ(sum->best_starts, 17);
+  EXPECT_EQ(sum->followed_moves, 590);
+  EXPECT_EQ(sum->rejoined, 8);
+  EXPECT_EQ(sum->unchanged, 4);
+  EXPECT_EQ(sum->best_start_window, 8);
+  // A worker that counts again from 0 adds its new counts.
+  ASSERT_TRUE((*store)->RecordCounters(1, w2, counters(2, 10, 1, 0, 4)).ok());
+  EXPECT_EQ((*store)->SumCounters(1)->best_starts, 19);
+  EXPECT_EQ((*store)->SumCounters(1)->best_start_window, 4);
+  // A job nobody reported on: all 0.
+  ASSERT_TRUE((*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0).get()).ok());
+  EXPECT_EQ((*store)->SumCounters(2)->best_start_window, 0);
+}
+
+// Version 11 adds the best-start counters; a version-10 file keeps its
+// workers' counts, its rows start the new ones at 0, and the next report
+// adds only what grew.
+TEST(JobStoreTest, UpgradesAVersionTenFileKeepingItsCounters) {
+  TestDir dir;
+  const int64_t worker = StoreWithCounters(dir.path(), {40, 400, 4000, 0});
+  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion11,
+                                      "UPDATE schema_version SET version = 10"));
+  auto store = JobStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ((*store)->SumCounters(1)->games, 40);
+  EXPECT_EQ((*store)->SumCounters(1)->best_starts, 0);
+  ASSERT_TRUE((*store)
+                  ->RecordCounters(1, worker,
+                                   WorkCounters{.games = 45,
+                                                .moves = 450,
+                                                .simulations = 4500,
+                                                .best_starts = 30,
+                                                .best_start_window = 16})
+                  .ok());
+  const absl::StatusOr<WorkCounters> sum = (*store)->SumCounters(1);
+  ASSERT_TRUE(sum.ok()) << sum.status();
+  EXPECT_EQ(sum->games, 45);
+  EXPECT_EQ(sum->best_starts, 30);
+  EXPECT_EQ(sum->best_start_window, 16);
+}
+
 // A worker that takes a job again counts from 0: its smaller report adds
 // to the totals, which never go down, also across reopening.
 TEST(JobStoreTest, CountersNeverGoDownWhenAWorkerCountsAgain) {
   TestDir dir;
-  int64_t worker = 0;
-  {
-    auto store = JobStore::Open(dir.path());
-    ASSERT_TRUE(store.ok()) << store.status();
-    ASSERT_TRUE(
-        (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0).get()).ok());
-    worker = *(*store)->AddWorker(WorkerRecord{});
-    ASSERT_TRUE((*store)->RecordCounters(1, worker, {2090, 20, 200, 4}).ok());
-    ASSERT_TRUE((*store)->RecordCounters(1, worker, {300, 3, 30, 1}).ok());
-    EXPECT_EQ((*store)->SumCounters(1)->games, 2390);
-  }
+  const int64_t worker = StoreWithCounters(dir.path(), {2090, 20, 200, 4});
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_TRUE((*store)->RecordCounters(1, worker, {300, 3, 30, 1}).ok());
+  EXPECT_EQ((*store)->SumCounters(1)->games, 2390);
   ASSERT_TRUE((*store)->RecordCounters(1, worker, {1336, 13, 130, 1}).ok());
   const absl::StatusOr<WorkCounters> sum = (*store)->SumCounters(1);
   ASSERT_TRUE(sum.ok()) << sum.status();
@@ -358,7 +439,7 @@ TEST(JobStoreTest, UpgradesAVersionNineFileThatHasDeletedNoJob) {
     ASSERT_TRUE(
         (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0).get()).ok());
   }
-  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion10,
+  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion11, kUndoVersion10,
                                       "UPDATE schema_version SET version = 9"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
@@ -421,7 +502,7 @@ TEST(JobStoreTest, UpgradesAVersionEightFileWithAnEmptyHistory) {
         (*store)->CreateJob(SmallJob(), SmallWorkload(), Seed(0).get()).ok());
     ASSERT_TRUE((*store)->AddJobSample(1, {.unix_ms = 5, .games = 7}).ok());
   }
-  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion10, kUndoVersion9,
+  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion11, kUndoVersion10, kUndoVersion9,
                                       "UPDATE schema_version SET version = 8"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
@@ -447,7 +528,7 @@ TEST(JobStoreTest, UpgradesAVersionSevenFileKeepingItsCounters) {
     ASSERT_TRUE((*store)->RecordCounters(1, worker, {40, 400, 4000, 4}).ok());
   }
   ExecOnFile(dir.path(),
-             absl::StrCat(kUndoVersion10, kUndoVersion9, kUndoVersion8,
+             absl::StrCat(kUndoVersion11, kUndoVersion10, kUndoVersion9, kUndoVersion8,
                           "UPDATE schema_version SET version = 7"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
@@ -482,7 +563,7 @@ TEST(JobStoreTest, KeepsLatenciesAndUpgradesAVersionFourFile) {
     EXPECT_EQ((*store)->GetJob(id)->heuristic_latency_us, 800);
   }
   ExecOnFile(dir.path(),
-             absl::StrCat(kUndoVersion10, kUndoVersion9, kUndoVersion8,
+             absl::StrCat(kUndoVersion11, kUndoVersion10, kUndoVersion9, kUndoVersion8,
                           kUndoVersion7, kUndoVersion6, kUndoVersion5,
                           "UPDATE schema_version SET version = 4"));
   auto store = JobStore::Open(dir.path());
@@ -523,7 +604,7 @@ TEST(JobStoreTest, KeepsTheSeedStageAndUpgradesAVersionFiveFile) {
   }
   ExecOnFile(
       dir.path(),
-      absl::StrCat(kUndoVersion10, kUndoVersion9, kUndoVersion8, kUndoVersion7,
+      absl::StrCat(kUndoVersion11, kUndoVersion10, kUndoVersion9, kUndoVersion8, kUndoVersion7,
                    kUndoVersion6, "UPDATE schema_version SET version = 5"));
   auto store = JobStore::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.status();
@@ -584,7 +665,7 @@ TEST(JobStoreTest, KeepsNetworksAndUpgradesAVersionSixFile) {
     EXPECT_TRUE(*(*store)->DeleteNetwork("family-net"));
     EXPECT_FALSE(*(*store)->DeleteNetwork("family-net"));
   }
-  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion10, kUndoVersion9,
+  ExecOnFile(dir.path(), absl::StrCat(kUndoVersion11, kUndoVersion10, kUndoVersion9,
                                       kUndoVersion8, kUndoVersion7,
                                       "UPDATE schema_version SET version = 6"));
   auto store = JobStore::Open(dir.path());
@@ -608,7 +689,7 @@ TEST(JobStoreTest, UpgradesAVersionOneFileKeepingItsJobs) {
         (*store)->PutLease({id, v1::WORKER_ROLE_ACTOR, worker, 5000, 1000}).ok());
   }
   ExecOnFile(dir.path(),
-             absl::StrCat(kUndoVersion10, kUndoVersion9, kUndoVersion8,
+             absl::StrCat(kUndoVersion11, kUndoVersion10, kUndoVersion9, kUndoVersion8,
                           kUndoVersion7, kUndoVersion6, kUndoVersion5,
                           "DROP TABLE submit_keys; "
                           "ALTER TABLE jobs DROP COLUMN uid; "

@@ -208,7 +208,12 @@ absl::Status CheckHeartbeat(const v1::HeartbeatRequest& request) {
           {"simulations", c.simulations()},
           {"reanalysed", c.reanalysed()},
           {"learner_step", c.learner_step()},
-          {"parameter_version", c.parameter_version()}}) {
+          {"parameter_version", c.parameter_version()},
+          {"best_starts", c.best_starts()},
+          {"followed_moves", c.followed_moves()},
+          {"rejoined", c.rejoined()},
+          {"unchanged", c.unchanged()},
+          {"best_start_window", c.best_start_window()}}) {
       if (absl::Status status = NonNegative(absl::StrCat(prefix, name), value);
           !status.ok()) {
         return status;
