@@ -189,8 +189,7 @@ void ActorJob::Publish() {
   options_.metrics->AddBestStarts(
       job_id_, counters.best_starts - previous.best_starts,
       counters.followed_moves - previous.followed_moves,
-      counters.rejoined - previous.rejoined);
-  options_.metrics->SetBestStartWindow(job_id_, counters.window);
+      counters.rejoined - previous.rejoined, counters.window);
   options_.metrics->SetParameters(job_id_, version, poller_->latest_version());
   options_.metrics->AddTrajectories(job_id_, outbox.sent - previous.outbox.sent,
                                     outbox.dropped - previous.outbox.dropped);

@@ -139,17 +139,13 @@ void ActorMetrics::AddTrajectories(const std::string& job, int64_t sent,
 }
 
 void ActorMetrics::AddBestStarts(const std::string& job, int64_t starts,
-                                 int64_t followed_moves, int64_t rejoined) {
+                                 int64_t followed_moves, int64_t rejoined,
+                                 int64_t window) {
   job_series_.Update([&] {
     best_starts_->Add({{"job", job}}).Increment(static_cast<double>(starts));
     followed_moves_->Add({{"job", job}})
         .Increment(static_cast<double>(followed_moves));
     rejoined_->Add({{"job", job}}).Increment(static_cast<double>(rejoined));
-  });
-}
-
-void ActorMetrics::SetBestStartWindow(const std::string& job, int64_t window) {
-  job_series_.Update([&] {
     window_->Add({{"job", job}}).Set(static_cast<double>(window));
   });
 }

@@ -49,8 +49,7 @@ class ActorMetrics {
   // Growth since the last call of the job's best-start counters
   // (agent::SelfPlayCounters), and the window's W now.
   void AddBestStarts(const std::string& job, int64_t starts,
-                     int64_t followed_moves, int64_t rejoined);
-  void SetBestStartWindow(const std::string& job, int64_t window);
+                     int64_t followed_moves, int64_t rejoined, int64_t window);
   // Removes the job's series: this actor no longer plays it (its job
   // stopped). Called after the job's threads have ended.
   void ForgetJob(const std::string& job);

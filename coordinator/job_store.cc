@@ -1,6 +1,7 @@
 #include "coordinator/job_store.h"
 
 #include <filesystem>
+#include <iterator>
 #include <system_error>
 #include <utility>
 
@@ -831,73 +832,87 @@ absl::StatusOr<std::vector<Lease>> JobStore::DeleteExpiredLeases(
   return expired;
 }
 
+namespace {
+
+// The cumulative counts of a job_counters row, each stored beside its
+// worker's last report (reported_NAME): RecordCounters adds what grew, and
+// SumCounters totals them over workers. A new count is one more entry
+// here (and its two columns in a schema version).
+struct Count {
+  const char* column;
+  int64_t WorkCounters::*field;
+};
+constexpr Count kCounts[] = {
+    {"games", &WorkCounters::games},
+    {"moves", &WorkCounters::moves},
+    {"simulations", &WorkCounters::simulations},
+    {"reanalysed", &WorkCounters::reanalysed},
+    {"best_starts", &WorkCounters::best_starts},
+    {"followed_moves", &WorkCounters::followed_moves},
+    {"rejoined", &WorkCounters::rejoined},
+    {"unchanged", &WorkCounters::unchanged},
+};
+constexpr int kNumCounts = static_cast<int>(std::size(kCounts));
+
+}  // namespace
+
 absl::Status JobStore::RecordCounters(int64_t job_id, int64_t worker_id,
                                       const WorkCounters& reported) {
-  // Per count: the growth since the last report, or the whole report when
-  // it is smaller than the last (counting started again). Built once: every
+  // Parameters: ?1 job, ?2 worker, ?3 .. the counts in kCounts' order,
+  // then the window (each worker's latest report, not a count). Per
+  // count: the growth since the last report, or the whole report when it
+  // is smaller than the last (counting started again). Built once: every
   // heartbeat writes it for every job of its worker.
   static const std::string* const kUpsert = [] {
-    const auto grown = [](absl::string_view count) {
-      return absl::StrCat(count, " = ", count, " + CASE WHEN excluded.reported_",
-                          count, " >= reported_", count,
-                          " THEN excluded.reported_", count, " - reported_",
-                          count, " ELSE excluded.reported_", count,
-                          " END, reported_", count, " = excluded.reported_",
-                          count);
-    };
+    std::string columns, reported_columns, values, grown;
+    for (int i = 0; i < kNumCounts; ++i) {
+      const std::string count = kCounts[i].column;
+      const std::string parameter = absl::StrCat("?", i + 3);
+      absl::StrAppend(&columns, ", ", count);
+      absl::StrAppend(&reported_columns, ", reported_", count);
+      absl::StrAppend(&values, ", ", parameter);
+      absl::StrAppend(&grown, count, " = ", count,
+                      " + CASE WHEN excluded.reported_", count,
+                      " >= reported_", count, " THEN excluded.reported_", count,
+                      " - reported_", count, " ELSE excluded.reported_", count,
+                      " END, reported_", count, " = excluded.reported_", count,
+                      ", ");
+    }
     return new std::string(absl::StrCat(
-        "INSERT INTO job_counters (job_id, worker_id, games, moves, "
-        "simulations, reanalysed, best_starts, followed_moves, rejoined, "
-        "unchanged, reported_games, reported_moves, reported_simulations, "
-        "reported_reanalysed, reported_best_starts, reported_followed_moves, "
-        "reported_rejoined, reported_unchanged, best_start_window) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?3, ?4, ?5, ?6, ?7, "
-        "?8, ?9, ?10, ?11) "
-        "ON CONFLICT (job_id, worker_id) DO UPDATE SET ",
-        grown("games"), ", ", grown("moves"), ", ", grown("simulations"), ", ",
-        grown("reanalysed"), ", ", grown("best_starts"), ", ",
-        grown("followed_moves"), ", ", grown("rejoined"), ", ",
-        grown("unchanged"),
-        ", best_start_window = excluded.best_start_window"));
+        "INSERT INTO job_counters (job_id, worker_id", columns,
+        reported_columns, ", best_start_window) VALUES (?1, ?2", values,
+        values, ", ?", kNumCounts + 3,
+        ") ON CONFLICT (job_id, worker_id) DO UPDATE SET ", grown,
+        "best_start_window = excluded.best_start_window"));
   }();
-  return Write(
-      *kUpsert,
-      [&](Statement& upsert) {
-        upsert.Bind(1, job_id)
-            .Bind(2, worker_id)
-            .Bind(3, reported.games)
-            .Bind(4, reported.moves)
-            .Bind(5, reported.simulations)
-            .Bind(6, reported.reanalysed)
-            .Bind(7, reported.best_starts)
-            .Bind(8, reported.followed_moves)
-            .Bind(9, reported.rejoined)
-            .Bind(10, reported.unchanged)
-            .Bind(11, reported.best_start_window);
-      });
+  return Write(*kUpsert, [&](Statement& upsert) {
+    upsert.Bind(1, job_id).Bind(2, worker_id);
+    for (int i = 0; i < kNumCounts; ++i) {
+      upsert.Bind(i + 3, reported.*kCounts[i].field);
+    }
+    upsert.Bind(kNumCounts + 3, reported.best_start_window);
+  });
 }
 
 absl::StatusOr<WorkCounters> JobStore::SumCounters(int64_t job_id) {
-  ASSIGN_OR_RETURN(Statement select,
-                   db_->Prepare("SELECT TOTAL(games), TOTAL(moves), "
-                                "TOTAL(simulations), TOTAL(reanalysed), "
-                                "TOTAL(best_starts), TOTAL(followed_moves), "
-                                "TOTAL(rejoined), TOTAL(unchanged), "
-                                "MAX(best_start_window) FROM "
-                                "job_counters WHERE job_id = ?"));
+  static const std::string* const kSelect = [] {
+    std::string totals;
+    for (const Count& count : kCounts) {
+      absl::StrAppend(&totals, "TOTAL(", count.column, "), ");
+    }
+    return new std::string(absl::StrCat(
+        "SELECT ", totals,
+        "MAX(best_start_window) FROM job_counters WHERE job_id = ?"));
+  }();
+  ASSIGN_OR_RETURN(Statement select, db_->Prepare(*kSelect));
   select.Bind(1, job_id);
   ASSIGN_OR_RETURN(const bool row, select.Step());
   WorkCounters sum;
   if (row) {
-    sum.games = select.ColumnInt(0);
-    sum.moves = select.ColumnInt(1);
-    sum.simulations = select.ColumnInt(2);
-    sum.reanalysed = select.ColumnInt(3);
-    sum.best_starts = select.ColumnInt(4);
-    sum.followed_moves = select.ColumnInt(5);
-    sum.rejoined = select.ColumnInt(6);
-    sum.unchanged = select.ColumnInt(7);
-    sum.best_start_window = select.ColumnInt(8);  // 0 for NULL: no rows
+    for (int i = 0; i < kNumCounts; ++i) {
+      sum.*kCounts[i].field = select.ColumnInt(i);
+    }
+    sum.best_start_window = select.ColumnInt(kNumCounts);  // 0 for NULL
   }
   return sum;
 }
