@@ -84,7 +84,7 @@ TEST(MuZeroSolverTest, ValidAndAtLeastAsGoodAsTheHeuristic) {
   ASSERT_TRUE(solver.ok()) << solver.status();
   auto solution = (*solver)->Solve(*program, budget);
   ASSERT_TRUE(solution.ok()) << solution.status();
-  EXPECT_GE(std::stoi(solution->solver().settings().at("self_play_games")), 1);
+  EXPECT_GE(std::stoi(solution->solver().settings().at("games")), 1);
   EXPECT_TRUE(validate::ValidateSolution(*workload, *solution).ok);
   EXPECT_GE(solution->normalised_return(),
             heuristic_solution->normalised_return());
@@ -246,7 +246,7 @@ TEST_F(MuZeroCheckpointTest, RunWritesALoadableCheckpoint) {
   text << run.rdbuf();
   EXPECT_THAT(text.str(), HasSubstr(absl::StrCat("\nstep ", step, "\n")));
   EXPECT_THAT(text.str(),
-              HasSubstr(absl::StrCat("\ngames ", settings.at("self_play_games"),
+              HasSubstr(absl::StrCat("\ngames ", settings.at("games"),
                                      "\n")));
 }
 
@@ -272,7 +272,7 @@ TEST_F(MuZeroCheckpointTest, SecondRunResumesWhereTheFirstStopped) {
   EXPECT_EQ(resumed.at("resumed_step"), absl::StrCat(saved_step));
   EXPECT_EQ(resumed.at("resumed_replay"), absl::StrCat(saved_replay));
   EXPECT_EQ(resumed.at("resumed_games"),
-            first->solver().settings().at("self_play_games"));
+            first->solver().settings().at("games"));
   EXPECT_GE(second->normalised_return(), first->normalised_return());
 
   int64_t final_step = -1;
