@@ -17,6 +17,7 @@
 #include "cli/latency_report.h"
 #include "cli/local_cluster.h"
 #include "common/base/address_file.h"
+#include "common/agent/self_play_counters.h"
 #include "common/base/status_macros.h"
 #include "common/features/config_presets.h"
 #include "common/game/program.h"
@@ -274,13 +275,17 @@ absl::StatusOr<Solution> SolveOnLocalCluster(const Workload& workload,
   settings["learner_steps"] = absl::StrCat(last.learner_step());
   // How much the job played, and how its games used the best game: what
   // a benchmark compares between two jobs of one program.
-  settings["games"] = absl::StrCat(last.games());
-  settings["moves"] = absl::StrCat(last.moves());
-  settings["best_starts"] = absl::StrCat(last.best_starts());
-  settings["followed_moves"] = absl::StrCat(last.followed_moves());
-  settings["rejoined"] = absl::StrCat(last.rejoined());
-  settings["unchanged"] = absl::StrCat(last.unchanged());
-  settings["best_start_window"] = absl::StrCat(last.best_start_window());
+  agent::SelfPlayCounters job_counts;
+  job_counts.games = last.games();
+  job_counts.moves = last.moves();
+  job_counts.best_starts = last.best_starts();
+  job_counts.followed_moves = last.followed_moves();
+  job_counts.rejoined = last.rejoined();
+  job_counts.unchanged = last.unchanged();
+  job_counts.window = last.best_start_window();
+  for (const agent::ReportedCount& count : agent::ReportedCounts(job_counts)) {
+    settings[count.name] = absl::StrCat(count.value);
+  }
   settings["cluster_start_seconds"] =
       absl::StrFormat("%.1f", absl::ToDoubleSeconds(start_time));
   if (last.agent_speedup() > 0) {

@@ -5,6 +5,7 @@
 #ifndef MMAPZERO_COMMON_AGENT_SELF_PLAY_COUNTERS_H_
 #define MMAPZERO_COMMON_AGENT_SELF_PLAY_COUNTERS_H_
 
+#include <array>
 #include <cstdint>
 
 namespace mmapzero::agent {
@@ -36,6 +37,25 @@ struct SelfPlayCounters {
   // while the best stands); 0 before the first variation.
   int64_t window = 0;
 };
+
+// The counts a muzero solve's result carries in its settings, under the
+// names both the in-process solver and `mmapctl solve` on the cluster give
+// them, so that a benchmark reads either the same way: how much the agent
+// played and how its games used the best game.
+struct ReportedCount {
+  const char* name;
+  int64_t value;
+};
+inline std::array<ReportedCount, 7> ReportedCounts(
+    const SelfPlayCounters& counters) {
+  return {{{"games", counters.games},
+           {"moves", counters.moves},
+           {"best_starts", counters.best_starts},
+           {"followed_moves", counters.followed_moves},
+           {"rejoined", counters.rejoined},
+           {"unchanged", counters.unchanged},
+           {"best_start_window", counters.window}}};
+}
 
 }  // namespace mmapzero::agent
 

@@ -398,15 +398,9 @@ absl::StatusOr<Solution> MuZeroRun::Finish(const std::string& solver,
   }
   settings["actors"] = absl::StrCat(actor_count_);
   settings["heuristic"] = seed_state_;
-  // The same names as `mmapctl solve --solver muzero` on the cluster
-  // (cli/cluster_solve.cc) gives its job's counts.
-  settings["games"] = absl::StrCat(totals.games);
-  settings["moves"] = absl::StrCat(totals.moves);
-  settings["best_starts"] = absl::StrCat(totals.best_starts);
-  settings["followed_moves"] = absl::StrCat(totals.followed_moves);
-  settings["rejoined"] = absl::StrCat(totals.rejoined);
-  settings["unchanged"] = absl::StrCat(totals.unchanged);
-  settings["best_start_window"] = absl::StrCat(totals.window);
+  for (const agent::ReportedCount& count : agent::ReportedCounts(totals)) {
+    settings[count.name] = absl::StrCat(count.value);
+  }
   settings["self_play_best"] = self_play;
   settings["simulations"] = absl::StrCat(totals.simulations);
   settings["learner"] = learner_state_;
