@@ -207,6 +207,7 @@ MuZeroConfig CpuPreset() {
   s->set_best_start_deviation_rate(0.006);
   s->set_best_start_rejoin_moves(8);
   s->set_best_start_stall_variations(2048);
+  s->set_best_start_rules(true);
   s->set_temperature_decay_steps(5000);
   s->set_batch_games(128);
   TrainingConfig* t = c.mutable_training();

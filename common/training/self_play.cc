@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/agent/target_scale.h"
 #include "common/features/feature_extractor.h"
 #include "common/search/temperature.h"
+#include "common/solvers/policy.h"
 #include "common/solvers/search_budget.h"
 
 namespace mmapzero::training {
@@ -67,6 +69,10 @@ SelfPlay::SelfPlay(std::shared_ptr<const game::Program> program,
       starts_(program_, options_.config.search(), fresh_, &counters_) {
   search_.set_reward_scale(reward_scale_);
   if (options_.start.has_value()) OfferStart(*options_.start);
+  if (options_.config.search().best_start_rules() &&
+      options_.config.search().best_start_fraction() > 0) {
+    PlayRuleStarts();
+  }
   live_.resize(options_.config.search().batch_games());
   for (Live& live : live_) StartGame(&live);
 }
@@ -90,6 +96,26 @@ void SelfPlay::StartGame(Live* live) {
     live->variation = starts_.Begin(seed, live->game.get());
     live->trajectory.episode_return = live->game->Return();
   }
+}
+
+void SelfPlay::PlayRuleStarts() {
+  // The greedy rules of BRKGA's first generation (brkga_solver.cc).
+  double to_beat = options_.start.has_value()
+                       ? options_.start->return_us()
+                       : -std::numeric_limits<double>::infinity();
+  for (const char* rule : {"fast-first", "copy-first"}) {
+    absl::StatusOr<std::unique_ptr<solvers::Policy>> policy =
+        solvers::MakePolicy(rule, options_.seed);
+    if (!policy.ok()) continue;  // both names are MakePolicy's own
+    auto game = std::make_unique<game::MMapGame>(fresh_);
+    solvers::PlayOut(*game, **policy);
+    if (game->infeasible() || game->Return() <= to_beat) continue;
+    to_beat = game->Return();
+    rule_start_ = std::move(game);
+  }
+  if (rule_start_ == nullptr) return;
+  best_return_us_ = rule_start_->Return();
+  starts_.Adopt(*rule_start_);
 }
 
 void SelfPlay::OfferStart(const Solution& solution) { starts_.Offer(solution); }
@@ -186,6 +212,10 @@ void SelfPlay::PlayUnrecordedMoves(Live* live) {
 }
 
 void SelfPlay::Step() {
+  if (rule_start_ != nullptr) {
+    if (options_.solution_sink) options_.solution_sink(*rule_start_);
+    rule_start_.reset();
+  }
   // Moves with one legal action need no network: play them first.
   for (Live& live : live_) {
     PlayUnrecordedMoves(&live);

@@ -28,7 +28,12 @@
 // agent's decisions only, its episode_return is the whole game's. A
 // variation that rejoins the best game ends there; one that beat the game
 // it followed after a newer best replaced it is rebased onto the newer one
-// and, when that beats it, goes to the solution sink.
+// and, when that beats it, goes to the solution sink. With
+// search.best_start_rules the actor first plays the fast-first and
+// copy-first greedy rules' games; the faster, when it beats the given
+// start, is the first best game and goes to the solution sink at the first
+// Step() (on some programs a greedy rule beats the heuristic's plan, and
+// variations of the heuristic's plan may never reach it).
 // Rewards are recorded (and searched) in target units, the engine's times
 // agent::TargetScale: a trajectory's rewards sum to its episode_return
 // (microseconds) times that scale. A finished game's Trajectory goes to the
@@ -189,6 +194,9 @@ class SelfPlay {
   // (search.best_start_deviation_rate; a hashed draw per game and depth).
   bool Deviates(const Live& live) const;
   void StartGame(Live* live);
+  // search.best_start_rules: plays the greedy rules' games and adopts the
+  // faster when it beats the start (rule_start_).
+  void PlayRuleStarts();
   void FinishGame(Live* live);
   // `return_us` over the program's largest possible saving.
   double NormalisedReturn(double return_us) const;
@@ -220,6 +228,9 @@ class SelfPlay {
   SelfPlayCounters counters_;
   std::optional<double> best_return_us_;
   BestGameStarts starts_;  // after fresh_ and counters_, which it uses
+  // The greedy rule's game that beat the start, until the first Step()
+  // hands it to the solution sink.
+  std::unique_ptr<game::MMapGame> rule_start_;
 
   // Per-Step scratch, reused.
   std::vector<Pending> searched_;

@@ -6,6 +6,8 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <memory>
@@ -35,6 +37,7 @@ MuZeroConfig TinyConfig(int batch_games) {
   // Every game from the start: its rewards are the whole game's.
   s->set_best_start_fraction(0);
   s->set_best_start_rejoin_moves(0);
+  s->set_best_start_rules(false);  // the start alone, where a test gives one
   config.mutable_training()->set_target_scaling(TrainingConfig::RAW);
   return config;
 }
@@ -425,6 +428,67 @@ MuZeroConfig RejoiningConfig(int batch_games) {
   search->set_best_start_rejoin_moves(8);
   search->set_mode(SearchConfig::POLICY_ONLY);
   return config;
+}
+
+// The game that plays the first legal action of `order` at every move.
+Solution GreedySolution(std::shared_ptr<const game::Program> program,
+                        std::array<game::Action, 3> order) {
+  game::MMapGame game(std::move(program));
+  while (!game.IsTerminal()) {
+    for (game::Action action : order) {
+      if (game.LegalActionMask() & (1u << static_cast<int>(action))) {
+        game.ApplyAction(action);
+        break;
+      }
+    }
+  }
+  return game.ToSolution();
+}
+
+TEST(SelfPlayTest, AGreedyRuleThatBeatsTheStartIsTheFirstBest) {
+  auto program = SmallExampleProgram();
+  const Solution fast_first = GreedySolution(
+      program,
+      {game::Action::kNoCopy, game::Action::kCopy, game::Action::kDrop});
+  const Solution copy_first = GreedySolution(
+      program,
+      {game::Action::kCopy, game::Action::kNoCopy, game::Action::kDrop});
+  const Solution& faster =
+      fast_first.return_us() >= copy_first.return_us() ? fast_first
+                                                       : copy_first;
+  const double rules = faster.return_us();
+  const Solution drop_all = DropAllSolution(program);
+  ASSERT_GT(rules, drop_all.return_us());
+  // The first solution handed out, and the actor's best before any game.
+  const auto first_solution = [&](bool rules_on, const Solution& start,
+                                  std::optional<double>* best_before) {
+    MuZeroConfig config = RejoiningConfig(4);
+    config.mutable_search()->set_best_start_rules(rules_on);
+    std::optional<double> first;
+    SelfPlay::Options options{.config = config,
+                              .seed = 1,
+                              .game_options = {},
+                              .sink = {},
+                              .start = start,
+                              .max_segment_steps = 0,
+                              .solution_sink =
+                                  [&](const game::MMapGame& game) {
+                                    if (!first) first = game.Return();
+                                  }};
+    auto actor = SelfPlay::Create(program, TinyNetwork(config), options);
+    EXPECT_TRUE(actor.ok()) << actor.status();
+    *best_before = (*actor)->best_return_us();
+    (*actor)->Step();
+    return first;
+  };
+  std::optional<double> best_before;
+  EXPECT_EQ(first_solution(true, drop_all, &best_before), rules);
+  EXPECT_EQ(best_before, rules);
+  // Off, or a start at least as fast: the start alone.
+  EXPECT_EQ(first_solution(false, drop_all, &best_before), std::nullopt);
+  EXPECT_EQ(best_before, std::nullopt);
+  EXPECT_EQ(first_solution(true, faster, &best_before), std::nullopt);
+  EXPECT_EQ(best_before, std::nullopt);
 }
 
 TEST(SelfPlayTest, VariationsEndWhereTheyRejoinTheBestGame) {
