@@ -229,7 +229,8 @@ class SelfPlay {
   std::optional<double> best_return_us_;
   BestGameStarts starts_;  // after fresh_ and counters_, which it uses
   // The greedy rule's game that beat the start, until the first Step()
-  // hands it to the solution sink.
+  // hands it to the solution sink (not the constructor: a sink may call
+  // back into the SelfPlay its owner has not received yet).
   std::unique_ptr<game::MMapGame> rule_start_;
 
   // Per-Step scratch, reused.

@@ -7,7 +7,6 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cmath>
 #include <memory>
@@ -19,6 +18,7 @@
 #include "common/agent/targets.h"
 #include "common/features/config_presets.h"
 #include "common/model/compute_threads.h"
+#include "common/solvers/policy.h"
 #include "common/training/training_test_support.h"
 #include "common/workload/example_program_for_tests.h"
 #include "gtest/gtest.h"
@@ -430,29 +430,20 @@ MuZeroConfig RejoiningConfig(int batch_games) {
   return config;
 }
 
-// The game that plays the first legal action of `order` at every move.
-Solution GreedySolution(std::shared_ptr<const game::Program> program,
-                        std::array<game::Action, 3> order) {
+// The game of the greedy policy `rule` (solvers::MakePolicy).
+Solution RuleSolution(std::shared_ptr<const game::Program> program,
+                      const std::string& rule) {
+  auto policy = solvers::MakePolicy(rule, /*seed=*/1);
+  EXPECT_TRUE(policy.ok()) << policy.status();
   game::MMapGame game(std::move(program));
-  while (!game.IsTerminal()) {
-    for (game::Action action : order) {
-      if (game.LegalActionMask() & (1u << static_cast<int>(action))) {
-        game.ApplyAction(action);
-        break;
-      }
-    }
-  }
+  solvers::PlayOut(game, **policy);
   return game.ToSolution();
 }
 
 TEST(SelfPlayTest, AGreedyRuleThatBeatsTheStartIsTheFirstBest) {
   auto program = SmallExampleProgram();
-  const Solution fast_first = GreedySolution(
-      program,
-      {game::Action::kNoCopy, game::Action::kCopy, game::Action::kDrop});
-  const Solution copy_first = GreedySolution(
-      program,
-      {game::Action::kCopy, game::Action::kNoCopy, game::Action::kDrop});
+  const Solution fast_first = RuleSolution(program, "fast-first");
+  const Solution copy_first = RuleSolution(program, "copy-first");
   const Solution& faster =
       fast_first.return_us() >= copy_first.return_us() ? fast_first
                                                        : copy_first;
