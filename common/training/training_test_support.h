@@ -6,12 +6,13 @@
 #define MMAPZERO_COMMON_TRAINING_TRAINING_TEST_SUPPORT_H_
 
 #include <array>
-#include <cstdint>
 #include <memory>
 
 #include "common/features/config_presets.h"
 #include "common/game/mmap_game.h"
 #include "common/game/program.h"
+#include "common/solvers/policy.h"
+#include "common/solvers/preference_policy.h"
 #include "proto/muzero.pb.h"
 #include "proto/solution.pb.h"
 
@@ -43,15 +44,8 @@ inline Solution PlayedByPreference(
     const std::shared_ptr<const game::Program>& program,
     std::array<game::Action, 3> preference) {
   game::MMapGame game(program);
-  while (!game.IsTerminal()) {
-    const uint8_t mask = game.LegalActionMask();
-    for (const game::Action action : preference) {
-      if (mask & (1u << static_cast<int>(action))) {
-        game.ApplyAction(action);
-        break;
-      }
-    }
-  }
+  solvers::PreferencePolicy policy("preference", preference);
+  solvers::PlayOut(game, policy);
   return game.ToSolution();
 }
 
